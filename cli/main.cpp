@@ -1,0 +1,184 @@
+// kforge: the workbench CLI. Every subcommand iterates the variant registry through the shared bench loop.
+#include <cuda_runtime_api.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "bench/bench.hpp"
+#include "dispatch/registry.hpp"
+#include "measure/ceilings.hpp"
+#include "measure/device_info.hpp"
+#include "printers.hpp"
+
+namespace {
+
+using namespace kforge;
+
+// One clear line and a non-zero exit when there is no GPU (the CPU-only machines of CI and development).
+int require_gpu() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e == cudaSuccess && n > 0) return 0;
+  std::cerr << "kforge: no CUDA GPU found (" << (e == cudaSuccess ? "0 devices" : cudaGetErrorString(e))
+            << "): this command needs an NVIDIA GPU (sm_80+, tuned for H100/H200)\n";
+  return 2;
+}
+
+std::string utc_stamp() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", std::gmtime(&t));
+  return buf;
+}
+
+struct BenchArgs {
+  std::string suite = "depthwise";
+  std::vector<std::string> cases, variants;
+  std::string layout = "ncdhw", dtype = "bf16", out_dir, torch_json;
+  bool no_time = false;
+  double max_seconds = 2.0;
+};
+
+int run_bench(const BenchArgs& a) {
+  if (int rc = require_gpu()) return rc;
+  const Suite suite = load_suite(find_suite_file(a.suite));
+  BenchOptions opt;
+  opt.dtype = parse_dtype(a.dtype);
+  opt.variants = a.variants;
+  opt.time = !a.no_time;
+  opt.timer.max_seconds = a.max_seconds;
+  const DeviceInfo dev = query_device();
+  const Ceilings ceil = load_or_measure_ceilings(dev);
+  std::vector<Layout> layouts;
+  if (a.layout == "both") layouts = {Layout::ncdhw, Layout::ndhwc};
+  else layouts = {parse_layout(a.layout)};
+
+  std::vector<BenchRow> rows;
+  for (const SuiteCase& c : suite.cases) {
+    if (!a.cases.empty() && std::find(a.cases.begin(), a.cases.end(), c.name) == a.cases.end()) continue;
+    for (Layout l : layouts) {
+      opt.layout = l;
+      std::cerr << fmt::format("kforge bench: {} {} ...\n", c.name, layout_name(l));
+      auto r = bench_case(suite, c, opt, ceil);
+      rows.insert(rows.end(), r.begin(), r.end());
+    }
+  }
+  for (const std::string& name : a.cases) suite.find(name);  // an unknown --case is an error, not an empty table
+  if (!a.torch_json.empty()) attach_torch_times(rows, a.torch_json);
+
+  std::cout << fmt::format("# {} ({} SMs), ceilings: copy {:.2f} TB/s, bf16 GEMM {:.0f} TFLOP/s; {} {}\n", dev.name,
+                           dev.sm_count, ceil.copy_tbps, ceil.gemm_bf16_tflops, a.dtype, utc_stamp());
+  cli::print_bench_table(std::cout, rows);
+  if (!a.out_dir.empty()) {
+    std::filesystem::create_directories(a.out_dir);
+    const std::string path = a.out_dir + "/bench-" + a.suite + "-" + utc_stamp() + ".json";
+    nlohmann::json j{{"device", dev.to_json()}, {"ceilings", ceil.to_json()}, {"rows", nlohmann::json::array()}};
+    for (const BenchRow& r : rows) j["rows"].push_back(r.to_json());
+    std::ofstream(path) << j.dump(1) << "\n";
+    std::cerr << "kforge bench: wrote " << path << "\n";
+  }
+  const bool failed = std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) {
+    return r.status == "FAIL" || r.status == "ERROR";
+  });
+  return failed ? 1 : 0;
+}
+
+int run_device(bool json) {
+  if (int rc = require_gpu()) return rc;
+  const DeviceInfo d = query_device();
+  if (json) {
+    std::cout << d.to_json().dump(1) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format(
+      "{} (sm_{}{}), {} SMs\n"
+      "shared memory: {} KiB per SM, {} KiB per block (opt-in), {} KiB per block (default)\n"
+      "L2: {} MiB (persisting max {} MiB); registers: {} per SM, {} per block\n"
+      "threads per SM: {}, blocks per SM: {}; clocks: SM {} MHz, memory {} MHz, bus {} bits "
+      "(theoretical DRAM {:.2f} TB/s)\n"
+      "memory: {:.1f} GiB; driver {}, runtime {}\n",
+      d.name, d.cc_major, d.cc_minor, d.sm_count, d.smem_per_sm / 1024, d.smem_per_block_optin / 1024,
+      d.smem_per_block / 1024, d.l2_bytes / (1024 * 1024), d.persisting_l2_max / (1024 * 1024), d.regs_per_sm,
+      d.regs_per_block, d.max_threads_per_sm, d.max_blocks_per_sm, d.sm_clock_khz / 1000, d.mem_clock_khz / 1000,
+      d.mem_bus_bits, d.peak_dram_tbps(), d.global_mem_bytes / double(1 << 30), d.driver_version, d.runtime_version);
+  return 0;
+}
+
+int run_ceilings(bool remeasure, bool json) {
+  if (int rc = require_gpu()) return rc;
+  const DeviceInfo d = query_device();
+  const Ceilings c = load_or_measure_ceilings(d, remeasure);
+  if (json) {
+    std::cout << c.to_json().dump(1) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("{} ({} SMs), measured {}\ncopy {:.3f} TB/s (read + write)\nbf16 GEMM {:.1f} TFLOP/s\n"
+                           "fp8 e4m3 GEMM {:.1f} TFLOP/s\ncache: {}\n",
+                           c.device, c.sm_count, c.measured_at, c.copy_tbps, c.gemm_bf16_tflops, c.gemm_fp8_tflops,
+                           ceilings_cache_path(d));
+  return 0;
+}
+
+int run_list(const std::string& family) {
+  for (const Variant& v : Registry::instance().all()) {
+    if (!family.empty() && v.family != family) continue;
+    std::cout << fmt::format("{:<24} {:<10} {}\n", v.name, v.family, v.idea);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"kforge: fast 3D convolution for NVIDIA Hopper, and the workbench that proves its numbers.\n"
+               "Without a subcommand: the demo (depthwise 'evokernel' case against cuDNN)."};
+  app.require_subcommand(0, 1);
+
+  BenchArgs demo_args;
+  demo_args.cases = {"evokernel"};
+  demo_args.layout = "both";
+  auto* demo = app.add_subcommand("demo", "depthwise 'evokernel' case: every variant against cuDNN, checked vs fp64");
+  demo->add_option("--out", demo_args.out_dir, "write the JSON rows into this folder");
+  demo->add_option("--torch-json", demo_args.torch_json, "PyTorch timings (torch_baseline.py --json) for 'x torch'");
+
+  BenchArgs bench_args;
+  auto* bench = app.add_subcommand("bench", "run a suite: every accepting variant, checked vs fp64 and timed");
+  bench->add_option("suite", bench_args.suite, "depthwise | dense")->required();
+  bench->add_option("--case", bench_args.cases, "case name (repeatable; default: every case)");
+  bench->add_option("--variant", bench_args.variants, "variant name (repeatable; default: the family + cuDNN)");
+  bench->add_option("--layout", bench_args.layout, "ncdhw | ndhwc | both")->check(CLI::IsMember({"ncdhw", "ndhwc", "both"}));
+  bench->add_option("--dtype", bench_args.dtype, "bf16 | f16 | f32");
+  bench->add_option("--out", bench_args.out_dir, "write the JSON rows into this folder");
+  bench->add_option("--torch-json", bench_args.torch_json, "PyTorch timings (torch_baseline.py --json) for 'x torch'");
+  bench->add_option("--max-seconds", bench_args.max_seconds, "sampling time limit per variant");
+  bench->add_flag("--no-time", bench_args.no_time, "check correctness only");
+
+  bool json = false, remeasure = false;
+  auto* device = app.add_subcommand("device", "what the GPU has (cudaGetDeviceProperties + driver)");
+  device->add_flag("--json", json, "print JSON");
+  auto* ceilings = app.add_subcommand("ceilings", "measured copy bandwidth and cuBLAS bf16/fp8 GEMM rates (cached)");
+  ceilings->add_flag("--json", json, "print JSON");
+  ceilings->add_flag("--remeasure", remeasure, "measure again even when cached");
+
+  std::string family;
+  auto* list = app.add_subcommand("list", "the registered variants");
+  list->add_option("--family", family, "depthwise | dense | baseline");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*bench) return run_bench(bench_args);
+    if (*device) return run_device(json);
+    if (*ceilings) return run_ceilings(remeasure, json);
+    if (*list) return run_list(family);
+    return run_bench(demo_args);  // demo, explicitly or by default
+  } catch (const kforge::Error& e) {
+    std::cerr << "kforge: " << e.what() << "\n";
+    return 1;
+  }
+}

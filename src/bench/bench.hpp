@@ -1,0 +1,55 @@
+// The benchmark loop every command shares: case -> problem -> fresh inputs -> fp64 reference -> for each variant:
+// poison, run, check, run again (determinism), time. Produces rows; printers (cli/) only format them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "bench/suite.hpp"
+#include "measure/ceilings.hpp"
+#include "measure/metrics.hpp"
+#include "measure/timer.hpp"
+
+namespace kforge {
+
+struct BenchOptions {
+  DType dtype = DType::bf16;
+  Layout layout = Layout::ncdhw;
+  std::vector<std::string> variants;  // empty: every variant of the family that accepts, plus the cuDNN anchor
+  uint64_t seed = 0x6b666f726765ull;  // base seed; every check draws fresh inputs from seed + a counter
+  double max_calc_diff = 1e-5;
+  double max_rel_l2 = 1e-2;
+  double cpu_reference_max_macs = 2e8;  // above this, the GPU fp64 reference is used
+  bool time = true;
+  TimerOptions timer;
+};
+
+struct BenchRow {
+  std::string suite, case_name, variant, layout, dtype, problem;
+  std::string status;  // PASS | FAIL | SKIP (variant refused, reason set) | ERROR (reason set)
+  std::string reason;
+  ErrorStats error;
+  bool deterministic = false;
+  std::string reference;  // "cpu-fp64" | "gpu-fp64"
+  std::optional<Timing> timing;
+  double flops = 0, bytes = 0, floor_ms = 0;
+  double tflops() const;       // achieved FLOP/s (1e12), 0 when untimed
+  double tbps() const;         // minimal bytes / time (1e12)
+  double pct_of_floor() const; // floor_ms / median_ms * 100: 100% is the roofline
+  double x_cudnn = 0;          // cuDNN median / this median, same run; 0 when unknown
+  double x_torch = 0;          // PyTorch median (given) / this median; 0 when unknown
+  nlohmann::json to_json() const;
+};
+
+// Runs one suite case for the family's variants (suite.name picks the family). Ceilings give the floor.
+std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const BenchOptions& opt,
+                                 const Ceilings& ceilings);
+
+// PyTorch timings from ../shared/baseline/torch_baseline.py --json: fills x_torch where case and layout match.
+void attach_torch_times(std::vector<BenchRow>& rows, const std::string& torch_json_path);
+
+}  // namespace kforge

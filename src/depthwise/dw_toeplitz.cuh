@@ -1,0 +1,122 @@
+// Tensor-core Toeplitz building blocks of dw_v4 and dw_v5: the mma.sync m16n8k16 and its fragment lane maps, the
+// banded (Toeplitz) B operand that turns the W taps of the filter into a GEMM, and the paired epilogue store.
+//
+// The formulation. A "unit" is P output rows x 8/P output columns of one channel plane. One MMA computes 16 units
+// (M) x the 8 outputs of a unit (N, n = oh * 8/P + ow) over K = 16 input elements per unit: P input rows
+// (kr = k / (16/P)) x 16/P consecutive input columns (kc = k % (16/P)). B[k][n] is the filter tap that input
+// element k contributes to output n at this step:
+//     B[k][n] = w[t][P*step + kr - oh][kc - col_shift - ow]      (0 where the tap falls outside the filter)
+// P = 1: the classic Toeplitz along W: 8 outputs need 8 + S - 1 <= 16 columns (S <= 9), one filter row per step.
+// P = 2: the two output rows of a unit share the K rows, so one step applies two filter rows to each output:
+//        R filter rows take floor(R/2) + 1 steps instead of R (3 instead of 5 for R = 5), for S <= 5. It needs
+//        stride_h == dilation_h (then kr indexes the same input row for both output rows).
+// col_shift (0 or 1) moves the K window one column left so that it starts on an even shared-memory column (4-byte
+// aligned fragment loads) whatever the parity of the W padding; it costs one column of the window.
+// Limits: bf16 and f16 (products are exact in the fp32 accumulator); sm_80+.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "depthwise/dw_common.cuh"
+
+namespace kforge::depthwise::toeplitz {
+
+// ---- mma.sync m16n8k16 fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16"), g = lane/4, q = lane%4:
+//   A register i (i = 0..3): A[g + 8*(i & 1)][2q + 8*(i >> 1) + {0, 1}]
+//   B register i (i = 0..1): B[2q + 8*i + {0, 1}][g]
+//   C value v    (v = 0..3): C[g + 8*(v >> 1)][2q + (v & 1)]
+// The lower-indexed element of a pair sits in the low 16 bits of the register.
+__host__ __device__ constexpr int lane_group(int lane) { return lane / 4; }
+__host__ __device__ constexpr int lane_quad(int lane) { return lane % 4; }
+
+template <int P>
+struct RowPacking {
+  static_assert(P == 1 || P == 2, "a unit packs one or two output rows");
+  static constexpr int kUnitRows = P;      // output rows of a unit
+  static constexpr int kUnitCols = 8 / P;  // output columns of a unit
+  static constexpr int kWindow = 16 / P;   // input columns of a unit's K window, per input row
+  // Steps (MMAs per filter depth) that cover R filter rows: step i applies rows P*i + kr - oh; output row oh = P-1
+  // first sees row R-1 at P*i >= R-1, so R (P = 1) or floor(R/2) + 1 (P = 2) steps.
+  __host__ __device__ static constexpr int64_t steps(int64_t R) { return (R + P - 2) / P + 1; }
+  // Widest filter the window holds: kUnitCols + S - 1 + col_shift <= kWindow.
+  __host__ __device__ static constexpr int max_filter_width(int col_shift) { return kWindow - kUnitCols + 1 - col_shift; }
+};
+
+// The filter tap (r, s) that K element k feeds to output n of a unit at `step`; false where B[k][n] is 0.
+template <int P>
+__host__ __device__ constexpr bool toeplitz_tap(int k, int n, int step, int col_shift, int64_t R, int64_t S, int& r,
+                                                int& s) {
+  using RP = RowPacking<P>;
+  r = P * step + k / RP::kWindow - n / RP::kUnitCols;
+  s = k % RP::kWindow - col_shift - n % RP::kUnitCols;
+  return r >= 0 && r < R && s >= 0 && s < S;
+}
+
+// B fragment (two registers) of `lane` for filter depth t of output channel k: w_kt points at w[k][0][t][0][0].
+// Weights are read as raw 16-bit patterns: no conversion, and +0 is all-zero bits in bf16 and f16 alike.
+template <int P>
+__host__ __device__ inline uint2 toeplitz_b_fragment(const uint16_t* __restrict__ w_kt, int64_t ws_r, int64_t ws_s, int step,
+                                            int col_shift, int64_t R, int64_t S, int lane) {
+  uint32_t reg[2];
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    uint32_t pair = 0;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      int r = 0, s = 0;
+      if (toeplitz_tap<P>(2 * lane_quad(lane) + 8 * i + half, lane_group(lane), step, col_shift, R, S, r, s)) {
+        pair |= uint32_t(w_kt[r * ws_r + s * ws_s]) << (16 * half);
+      }
+    }
+    reg[i] = pair;
+  }
+  return make_uint2(reg[0], reg[1]);
+}
+
+// d += A * B for one m16n8k16 tile, fp32 accumulation.
+template <typename E>
+__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], uint2 b) {
+  if constexpr (std::is_same_v<E, __nv_bfloat16>) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
+  } else {
+    static_assert(std::is_same_v<E, __half>, "mma_m16n8k16: bf16 or f16 operands");
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
+  }
+}
+
+// Stores outputs `col` and `col + 1` of one output row (col even). `paired`: the row start is 4-byte aligned, so an
+// in-bounds pair goes out as one 32-bit store; a pair straddling Wo stores its first element only.
+template <typename E>
+__device__ __forceinline__ void store_output_pair(E* __restrict__ y_row, int64_t col, int64_t Wo, float v0, float v1,
+                                                  bool paired) {
+  if (paired && col + 1 < Wo) {
+    if constexpr (std::is_same_v<E, __nv_bfloat16>) {
+      *reinterpret_cast<__nv_bfloat162*>(y_row + col) = __floats2bfloat162_rn(v0, v1);
+    } else {
+      *reinterpret_cast<__half2*>(y_row + col) = __floats2half2_rn(v0, v1);
+    }
+    return;
+  }
+  if (col < Wo) y_row[col] = from_float<E>(v0);
+  if (col + 1 < Wo) y_row[col + 1] = from_float<E>(v1);
+}
+
+// Runs fn(ElementTag<E>{}) for the 16-bit element type of `dtype` (the MMA's operand type).
+template <typename Fn>
+void dispatch_mma_element_type(DType dtype, const char* variant, Fn&& fn) {
+  if (dtype == DType::bf16) return fn(ElementTag<__nv_bfloat16>{});
+  if (dtype == DType::f16) return fn(ElementTag<__half>{});
+  throw Error(std::string(variant) + ": expected dtype bf16 or f16, but got " + dtype_name(dtype));
+}
+
+}  // namespace kforge::depthwise::toeplitz

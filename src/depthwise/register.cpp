@@ -1,0 +1,34 @@
+// Registers the depthwise ladder and states the family's dispatch rule.
+#include "depthwise/variants.hpp"
+
+namespace kforge {
+
+void register_depthwise_variants(Registry& r) {
+  using namespace depthwise;
+  r.add({"dw_v1_direct", "depthwise", "one thread per output, any strides: the correctness fallback",
+         v1_direct_accepts, v1_direct_launch});
+  r.add({"dw_v2_channels_last", "depthwise",
+         "NDHWC: consecutive threads take consecutive channels (coalesced 16-byte loads), outputs blocked along W",
+         v2_channels_last_accepts, v2_channels_last_launch});
+  r.add({"dw_v3_smem_tile", "depthwise",
+         "NCDHW: input halo tile staged in shared memory once, weights in registers, register blocking along W",
+         v3_smem_tile_accepts, v3_smem_tile_launch});
+  r.add({"dw_v4_mma_toeplitz", "depthwise",
+         "tensor cores: banded Toeplitz of the W taps as the mma.sync B operand, input rows as A",
+         v4_mma_toeplitz_accepts, v4_mma_toeplitz_launch});
+}
+
+// The rule: the most advanced rung that accepts the problem, in ladder order measured in NOTES.md.
+const Variant* choose_depthwise(const ConvProblem& p, std::string* why) {
+  static const char* preference[] = {"dw_v4_mma_toeplitz", "dw_v3_smem_tile", "dw_v2_channels_last", "dw_v1_direct"};
+  for (const char* name : preference) {
+    const Variant* v = Registry::instance().find(name);
+    if (v && v->accepts(p).empty()) {
+      if (why) *why = "first accepting variant in the measured preference order of src/depthwise/NOTES.md";
+      return v;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace kforge

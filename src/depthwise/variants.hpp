@@ -1,0 +1,32 @@
+// The depthwise ladder: one accepts/launch pair per variant (each defined in its own dw_v*.cu file).
+// accepts() returns "" when the variant computes the problem correctly, else the reason it refuses.
+// All variants: groups == C, K = m*C (depth multiplier m), fp32 accumulation, bias optional, output in y's strides.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "dispatch/registry.hpp"
+
+namespace kforge::depthwise {
+
+// Shared first check of every depthwise variant: "" if p is a depthwise problem in a dtype we compute.
+std::string common_refusal(const ConvProblem& p);
+
+std::string v1_direct_accepts(const ConvProblem& p);
+void v1_direct_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
+std::string v2_channels_last_accepts(const ConvProblem& p);
+void v2_channels_last_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
+std::string v3_smem_tile_accepts(const ConvProblem& p);
+void v3_smem_tile_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
+std::string v4_mma_toeplitz_accepts(const ConvProblem& p);
+void v4_mma_toeplitz_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
+std::string v5_mma_pipelined_accepts(const ConvProblem& p);
+void v5_mma_pipelined_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
+}  // namespace kforge::depthwise

@@ -1,0 +1,159 @@
+// The measurement core: per-sample CUDA events, an L2 flush before every sample, adaptive sample count.
+// Limits: one stream; each sample synchronizes (so launch gaps between samples are never measured, and
+// back-to-back overlap between samples is impossible by design); the flush buffer is allocated once per
+// device and kept for the life of the process.
+#include "measure/timer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include "core/cuda_check.hpp"
+
+namespace kforge {
+namespace {
+
+// A device buffer larger than the L2 (max(2 x L2, 64 MiB)), per device, allocated on first use.
+// Writing all of it before a sample evicts whatever the previous sample left in L2, so every sample
+// starts cold, as a kernel inside a real network does.
+struct FlushBuffer {
+  void* data = nullptr;
+  size_t bytes = 0;
+};
+
+FlushBuffer flush_buffer_for_current_device() {
+  static std::mutex mu;
+  static std::map<int, FlushBuffer> buffers;  // intentionally never freed: CUDA may be torn down before static dtors
+  int device = 0;
+  KF_CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mu);
+  FlushBuffer& b = buffers[device];
+  if (!b.data) {
+    int l2_bytes = 0;
+    KF_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+    b.bytes = std::max<size_t>(2 * static_cast<size_t>(l2_bytes), size_t{64} << 20);
+    KF_CUDA_CHECK(cudaMalloc(&b.data, b.bytes));
+  }
+  return b;
+}
+
+// A start/stop event pair, destroyed even when fn throws.
+class EventPair {
+ public:
+  EventPair() {
+    KF_CUDA_CHECK(cudaEventCreate(&start_));
+    KF_CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  ~EventPair() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+  cudaEvent_t start() const { return start_; }
+  cudaEvent_t stop() const { return stop_; }
+
+ private:
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+// Running mean and variance (Welford), so the stopping rule costs O(1) per sample.
+struct RunningStats {
+  int64_t n = 0;
+  double mean = 0, m2 = 0;
+  void add(double x) {
+    ++n;
+    const double delta = x - mean;
+    mean += delta / static_cast<double>(n);
+    m2 += delta * (x - mean);
+  }
+  double stdev() const { return n > 1 ? std::sqrt(m2 / static_cast<double>(n - 1)) : 0.0; }
+};
+
+// Relative standard error of the mean; 0 for a single sample or an all-zero run (nothing left to estimate).
+double relative_standard_error(double stdev, int64_t n, double mean) {
+  if (n < 1 || mean == 0.0) return 0.0;
+  return stdev / std::sqrt(static_cast<double>(n)) / mean;
+}
+
+// Percentile of sorted data by linear interpolation between closest ranks (numpy's default, "type 7").
+double percentile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+void validate(const TimerOptions& opt) {
+  if (opt.warmup < 0) throw Error("time_on_stream: expected warmup >= 0, but got " + std::to_string(opt.warmup));
+  if (opt.min_samples < 1)
+    throw Error("time_on_stream: expected min_samples >= 1, but got " + std::to_string(opt.min_samples));
+  if (opt.max_samples < opt.min_samples) {
+    throw Error("time_on_stream: expected max_samples >= min_samples (" + std::to_string(opt.min_samples) +
+                "), but got " + std::to_string(opt.max_samples));
+  }
+}
+
+}  // namespace
+
+Timing summarize(std::vector<double> samples_ms, std::string stop_reason) {
+  if (samples_ms.empty()) throw Error("summarize: expected at least one sample, but got none");
+  Timing t;
+  RunningStats stats;
+  for (double s : samples_ms) stats.add(s);
+  std::vector<double> sorted = samples_ms;
+  std::sort(sorted.begin(), sorted.end());
+  t.median_ms = percentile(sorted, 0.5);
+  t.min_ms = sorted.front();
+  t.max_ms = sorted.back();
+  t.mean_ms = stats.mean;
+  t.stdev_ms = stats.stdev();
+  t.rel_err = relative_standard_error(t.stdev_ms, stats.n, t.mean_ms);
+  t.iqr_rel = t.median_ms > 0 ? (percentile(sorted, 0.75) - percentile(sorted, 0.25)) / t.median_ms : 0.0;
+  t.samples_ms = std::move(samples_ms);
+  t.stop_reason = std::move(stop_reason);
+  return t;
+}
+
+Timing time_on_stream(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream, const TimerOptions& opt) {
+  validate(opt);
+  const FlushBuffer flush = opt.flush_l2 ? flush_buffer_for_current_device() : FlushBuffer{};
+  const EventPair events;
+
+  for (int i = 0; i < opt.warmup; ++i) fn(stream);
+  KF_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point began = Clock::now();
+  std::vector<double> samples;
+  samples.reserve(static_cast<size_t>(std::min(opt.max_samples, 4096)));
+  RunningStats stats;
+  std::string stop_reason;
+  while (stop_reason.empty()) {
+    // The flush is enqueued before the start event, so it is outside the timed region. It also keeps the GPU
+    // busy while the host enqueues fn, so fn's host-side launch cost (up to the flush's ~30 us) is not timed.
+    if (flush.data) KF_CUDA_CHECK(cudaMemsetAsync(flush.data, 0, flush.bytes, stream));
+    KF_CUDA_CHECK(cudaEventRecord(events.start(), stream));
+    fn(stream);
+    KF_CUDA_CHECK(cudaEventRecord(events.stop(), stream));
+    KF_CUDA_CHECK(cudaEventSynchronize(events.stop()));
+    float ms = 0;
+    KF_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start(), events.stop()));
+    samples.push_back(ms);
+    stats.add(ms);
+
+    const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
+    if (stats.n >= opt.min_samples && relative_standard_error(stats.stdev(), stats.n, stats.mean) < opt.target_rel_err)
+      stop_reason = "converged";
+    else if (stats.n >= opt.max_samples)
+      stop_reason = "sample limit";
+    else if (seconds > opt.max_seconds)
+      stop_reason = "time limit";
+  }
+  return summarize(std::move(samples), std::move(stop_reason));
+}
+
+}  // namespace kforge

@@ -1,0 +1,77 @@
+// Suites: the project's copies parse, and build the problems their cases describe.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "bench/suite.hpp"
+
+namespace kforge {
+namespace {
+
+std::string suite_path(const std::string& name) {
+  const char* src = std::getenv("KFORGE_SOURCE_DIR");
+  return std::string(src ? src : ".") + "/bench/suites/" + name + ".json";
+}
+
+TEST(Suite, DepthwiseSuiteBuildsDepthwiseProblems) {
+  const Suite s = load_suite(suite_path("depthwise"));
+  EXPECT_EQ(s.name, "depthwise");
+  ASSERT_GE(s.cases.size(), 8u);
+  const SuiteCase& evo = s.find("evokernel");
+  const ConvProblem p = evo.problem(DType::bf16, Layout::ncdhw);
+  EXPECT_TRUE(p.is_depthwise());
+  EXPECT_EQ(p.Do, 59);
+  EXPECT_TRUE(p.has_bias);
+  const ConvProblem m2 = s.find("dw_multiplier2").problem(DType::bf16, Layout::ndhwc);
+  EXPECT_EQ(m2.K, 2 * m2.C);
+  EXPECT_EQ(m2.x_layout(), Layout::ndhwc);
+  for (const SuiteCase& c : s.cases) EXPECT_NO_THROW(c.problem(DType::bf16, Layout::ncdhw)) << c.name;
+}
+
+TEST(Suite, DenseSuiteIsGroupsOne) {
+  const Suite s = load_suite(suite_path("dense"));
+  for (const SuiteCase& c : s.cases) {
+    EXPECT_EQ(c.groups, 1) << c.name;
+    const ConvProblem p = c.problem(DType::bf16, Layout::ndhwc);
+    EXPECT_FALSE(p.is_depthwise()) << c.name;
+  }
+  // Past 2^31 elements is described exactly.
+  EXPECT_GT(s.find("c512_big_k133").problem(DType::bf16, Layout::ndhwc).x_numel(), int64_t(1) << 31);
+}
+
+TEST(Suite, ErrorsNameTheFileAndCase) {
+  EXPECT_THROW(load_suite("/nonexistent/suite.json"), Error);
+  const std::string bad = ::testing::TempDir() + "kforge_bad_suite.json";
+  std::ofstream(bad) << R"({"suite":"dense","cases":[{"name":"x","N":1,"C":4,"K":4,"D":4,"H":4,"W":4,"kernel":[3,3]}]})";
+  try {
+    load_suite(bad);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("case x"), std::string::npos) << e.what();
+  }
+  const Suite s = load_suite(suite_path("dense"));
+  EXPECT_THROW(s.find("no_such_case"), Error);
+}
+
+}  // namespace
+}  // namespace kforge
+
+namespace kforge {
+namespace {
+
+// bench/suites holds copies of the project's acceptance suites (../shared/suites); they must not drift apart.
+TEST(Suite, CopiesMatchTheSharedSuites) {
+  const char* src = std::getenv("KFORGE_SOURCE_DIR");
+  const std::string shared = std::string(src ? src : ".") + "/../shared/suites/";
+  for (const char* name : {"depthwise", "dense"}) {
+    std::ifstream a(shared + name + ".json"), b(suite_path(name));
+    if (!a) GTEST_SKIP() << "no " << shared << name << ".json beside this checkout to compare with";
+    const std::string sa((std::istreambuf_iterator<char>(a)), {}), sb((std::istreambuf_iterator<char>(b)), {});
+    EXPECT_EQ(sa, sb) << name << ".json differs from the shared suite: copy it again";
+  }
+}
+
+}  // namespace
+}  // namespace kforge

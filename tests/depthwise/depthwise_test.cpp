@@ -1,0 +1,275 @@
+// The depthwise ladder: every registered depthwise variant against the fp64 CPU reference on random and edge-case
+// problems (NaN-poisoned outputs, a second run must be bitwise identical), and the accepts() contract on the CPU.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/device_buffer.hpp"
+#include "core/random.hpp"
+#include "depthwise/variants.hpp"
+#include "dispatch/registry.hpp"
+#include "gpu_test_util.hpp"
+#include "measure/metrics.hpp"
+#include "reference/reference.hpp"
+#include "reference/reference_test_util.hpp"
+
+namespace kforge {
+namespace {
+
+// Dense view of rank sizes.size() (3..5) in the given layout; no data (the tests allocate by the strides' span).
+TensorView dense_view(const std::vector<int64_t>& s, DType dtype, Layout layout) {
+  const auto make = [&](std::initializer_list<int64_t> sizes) {
+    return layout == Layout::ndhwc ? TensorView::channels_last(nullptr, dtype, sizes)
+                                   : TensorView::contiguous(nullptr, dtype, sizes);
+  };
+  switch (s.size()) {
+    case 3: return make({s[0], s[1], s[2]});
+    case 4: return make({s[0], s[1], s[2], s[3]});
+    case 5: return make({s[0], s[1], s[2], s[3], s[4]});
+  }
+  throw Error("dense_view: expected rank 3..5");
+}
+
+// A depthwise problem (groups = C, K = m*C) of spatial rank input.size(), x/w/y dense in `layout`.
+ConvProblem depthwise_problem(int64_t N, int64_t C, int64_t m, const std::vector<int64_t>& input,
+                              const std::vector<int64_t>& kernel, ConvParams params, DType dtype, Layout layout,
+                              bool bias) {
+  params.groups = C;
+  std::vector<int64_t> xs{N, C}, ws{C * m, 1};
+  xs.insert(xs.end(), input.begin(), input.end());
+  ws.insert(ws.end(), kernel.begin(), kernel.end());
+  const TensorView x = dense_view(xs, dtype, layout), w = dense_view(ws, dtype, layout);
+  const TensorView b = TensorView::contiguous(nullptr, dtype, {C * m});
+  const TensorView y = dense_view(conv_output_sizes(x, w, params), dtype, layout);
+  return make_problem(x, w, bias ? &b : nullptr, &y, params);
+}
+
+ConvParams params_of(std::vector<int64_t> stride, std::vector<int64_t> pad_lo, std::vector<int64_t> pad_hi,
+                     std::vector<int64_t> dilation) {
+  ConvParams prm;
+  prm.stride = std::move(stride);
+  prm.padding = std::move(pad_lo);
+  prm.padding_hi = std::move(pad_hi);
+  prm.dilation = std::move(dilation);
+  return prm;
+}
+
+// ~40 random 3D shapes (fixed seed), each in both layouts and in bf16 and f32. Every spatial dimension is drawn
+// until the dilated filter fits the padded input; shapes above kMaxMacs multiply-adds are redrawn so the CPU
+// reference stays fast.
+std::vector<ConvProblem> random_problems() {
+  constexpr int kShapes = 40;
+  constexpr double kMaxMacs = 4e6;
+  std::mt19937_64 rng(0x6b666f7267650001ull);
+  const auto draw = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  std::vector<ConvProblem> out;
+  while (out.size() < 4 * kShapes) {
+    const int64_t N = draw(1, 3), C = draw(1, 24), m = draw(1, 3);
+    std::vector<int64_t> in(3), k(3), st(3), pl(3), ph(3), dl(3);
+    for (int i = 0; i < 3; ++i) {
+      do {
+        in[i] = draw(1, 20), k[i] = draw(1, 7), st[i] = draw(1, 3), dl[i] = draw(1, 3);
+        pl[i] = draw(0, 3), ph[i] = draw(0, 3);
+      } while (dl[i] * (k[i] - 1) + 1 > in[i] + pl[i] + ph[i]);
+    }
+    const bool bias = draw(0, 1) == 1;
+    const ConvParams prm = params_of(st, pl, ph, dl);
+    const ConvProblem probe = depthwise_problem(N, C, m, in, k, prm, DType::f32, Layout::ncdhw, bias);
+    if (double(probe.y_numel()) * double(probe.T * probe.R * probe.S) > kMaxMacs) continue;
+    for (Layout layout : {Layout::ncdhw, Layout::ndhwc}) {
+      for (DType dtype : {DType::bf16, DType::f32}) {
+        out.push_back(depthwise_problem(N, C, m, in, k, prm, dtype, layout, bias));
+      }
+    }
+  }
+  return out;
+}
+
+// Hand-picked cases: 1D/2D, the fixed-size kernels of v3 (partial tiles, strided, dilated), v2's vector path
+// with m > 1 and several channel CTAs, odd channel counts, f16, degenerate outputs, and strided views (v1 only).
+std::vector<ConvProblem> edge_problems() {
+  using L = Layout;
+  const DType bf16 = DType::bf16, f32 = DType::f32, f16 = DType::f16;
+  const ConvParams unit = params_of({1}, {0}, {}, {1});
+  const ConvParams same1 = params_of({1}, {1}, {}, {1});
+  std::vector<ConvProblem> out;
+  for (L l : {L::ncdhw, L::ndhwc}) {
+    out.push_back(depthwise_problem(2, 6, 2, {33}, {5}, params_of({2}, {2}, {1}, {1}), bf16, l, true));     // conv1d
+    out.push_back(depthwise_problem(1, 8, 1, {17, 19}, {3, 3}, same1, f32, l, false));                      // conv2d
+    out.push_back(depthwise_problem(2, 8, 1, {17, 19}, {3, 3}, same1, bf16, l, true));
+    out.push_back(depthwise_problem(1, 1, 1, {3, 3, 3}, {3, 3, 3}, unit, bf16, l, false));                  // 1 output
+    out.push_back(depthwise_problem(1, 3, 2, {4, 5, 6}, {6, 7, 8}, params_of({1}, {1, 0, 1}, {1, 2, 1}, {1}),
+                                    f32, l, true));  // kernel == padded input
+    out.push_back(depthwise_problem(1, 4, 1, {9, 21, 37}, {3, 3, 3}, same1, bf16, l, true));
+    out.push_back(depthwise_problem(1, 2, 1, {10, 12, 13}, {7, 7, 7}, params_of({1}, {3}, {}, {1}), bf16, l, false));
+    out.push_back(depthwise_problem(1, 2, 1, {9, 11, 14}, {5, 5, 5}, params_of({1}, {2}, {}, {1}), f32, l, true));
+    out.push_back(depthwise_problem(2, 3, 1, {7, 9, 10}, {3, 5, 5}, params_of({1}, {1, 2, 2}, {}, {1}), bf16, l, true));
+    out.push_back(depthwise_problem(1, 5, 1, {4, 20, 23}, {1, 3, 3}, same1, f16, l, false));
+    out.push_back(depthwise_problem(1, 4, 2, {12, 6, 7}, {3, 1, 1}, params_of({1}, {1, 0, 0}, {}, {1}), f32, l, true));
+    out.push_back(depthwise_problem(1, 4, 1, {11, 13, 17}, {3, 3, 3}, params_of({2}, {1}, {}, {1}), bf16, l, true));
+    out.push_back(depthwise_problem(1, 4, 1, {11, 13, 17}, {3, 3, 3}, params_of({1}, {2}, {}, {2}), f32, l, false));
+    out.push_back(depthwise_problem(1, 3, 1, {6, 9, 11}, {2, 4, 6}, params_of({1, 2, 1}, {1}, {0}, {1, 1, 2}), bf16, l, true));
+    out.push_back(depthwise_problem(2, 8, 3, {5, 6, 19}, {3, 3, 3}, same1, bf16, l, true));   // m = 3, vector path
+    out.push_back(depthwise_problem(1, 160, 1, {3, 4, 9}, {3, 3, 3}, same1, f32, l, true));   // several channel CTAs
+    out.push_back(depthwise_problem(1, 64, 1, {8, 8, 8}, {7, 7, 7}, params_of({1}, {3}, {}, {1}), bf16, l, false));
+    out.push_back(depthwise_problem(1, 7, 1, {5, 8, 30}, {1, 1, 9}, params_of({1}, {0, 0, 4}, {}, {1}), f16, l, true));
+  }
+  // Strided views: x reads every other W element of a wider buffer; y rows padded and channels outermost.
+  ConvProblem p = depthwise_problem(2, 3, 2, {5, 6, 7}, {3, 3, 3}, same1, bf16, L::ncdhw, true);
+  p.x_strides = {3 * 5 * 6 * 14, 5 * 6 * 14, 6 * 14, 14, 2};
+  const int64_t row = p.Wo + 3, plane = p.Ho * row, image = p.Do * plane;
+  p.y_strides = {image, p.N * image, plane, row, 1};
+  out.push_back(p);
+  return out;
+}
+
+// One problem's inputs on the device (spans of their strides), filled once; and the reference in logical order.
+struct Inputs {
+  DeviceBuffer x, w, bias;
+  std::vector<double> reference;  // y in logical (n, k, od, oh, ow) order
+
+  Inputs(const ConvProblem& p, uint64_t seed, cudaStream_t stream)
+      : x(span(p, 'x') * dtype_size(p.dtype)), w(span(p, 'w') * dtype_size(p.dtype)), bias(p.K * dtype_size(p.dtype)) {
+    fill_uniform(x.get(), p.dtype, span(p, 'x'), seed, -1.f, 1.f, stream);
+    fill_uniform(w.get(), p.dtype, span(p, 'w'), seed + 1, -1.f, 1.f, stream);
+    fill_uniform(bias.get(), p.dtype, p.K, seed + 2, -1.f, 1.f, stream);
+    KF_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const auto hx = x.download<unsigned char>(), hw = w.download<unsigned char>(), hb = bias.download<unsigned char>();
+    std::vector<double> y_ref(span(p, 'y'), 0.0);
+    reference_conv_cpu(p, hx.data(), hw.data(), p.has_bias ? hb.data() : nullptr, y_ref.data());
+    reference.resize(p.y_numel());
+    testing::for_each_index(y_sizes(p), [&](const std::array<int64_t, 5>& i, int64_t j) {
+      reference[j] = y_ref[testing::offset_of(i, p.y_strides)];
+    });
+  }
+
+  static std::array<int64_t, 5> y_sizes(const ConvProblem& p) { return {p.N, p.K, p.Do, p.Ho, p.Wo}; }
+  static int64_t span(const ConvProblem& p, char tensor) {
+    switch (tensor) {
+      case 'x': return testing::span_of({p.N, p.C, p.D, p.H, p.W}, p.x_strides);
+      case 'w': return testing::span_of({p.K, 1, p.T, p.R, p.S}, p.w_strides);
+      default: return testing::span_of(y_sizes(p), p.y_strides);
+    }
+  }
+};
+
+// Runs v into a NaN-poisoned output and returns it, gathered into logical order.
+std::vector<unsigned char> run_variant(const Variant& v, const ConvProblem& p, const Inputs& in, DeviceBuffer& y,
+                                       cudaStream_t stream) {
+  const size_t e = dtype_size(p.dtype);
+  fill_nan(y.get(), p.dtype, Inputs::span(p, 'y'), stream);
+  const size_t workspace_bytes = v.workspace(p);
+  DeviceBuffer workspace(workspace_bytes);
+  ConvArgs args;
+  args.x = in.x.get();
+  args.w = in.w.get();
+  args.bias = p.has_bias ? in.bias.get() : nullptr;
+  args.y = y.get();
+  args.workspace = workspace_bytes ? workspace.get() : nullptr;
+  v.launch(p, args, stream);
+  KF_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const auto raw = y.download<unsigned char>();
+  std::vector<unsigned char> logical(p.y_numel() * e);
+  testing::for_each_index(Inputs::y_sizes(p), [&](const std::array<int64_t, 5>& i, int64_t j) {
+    std::memcpy(&logical[j * e], &raw[testing::offset_of(i, p.y_strides) * e], e);
+  });
+  return logical;
+}
+
+class Stream {
+ public:
+  Stream() { KF_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() { static_cast<void>(cudaStreamDestroy(s_)); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+void check_all_variants(const std::vector<ConvProblem>& problems, uint64_t seed) {
+  const std::vector<const Variant*> variants = Registry::instance().family("depthwise");
+  ASSERT_FALSE(variants.empty()) << "no depthwise variants registered";
+  const Variant* fallback = Registry::instance().find("dw_v1_direct");
+  ASSERT_NE(fallback, nullptr);
+  Stream stream;
+  for (const ConvProblem& p : problems) {
+    SCOPED_TRACE(p.describe());
+    EXPECT_EQ(fallback->accepts(p), "") << "the fallback must accept every depthwise problem";
+    const Inputs in(p, seed, stream.get());
+    seed += 3;
+    const size_t y_bytes = Inputs::span(p, 'y') * dtype_size(p.dtype);
+    DeviceBuffer y_first(y_bytes), y_second(y_bytes);
+    for (const Variant* v : variants) {
+      if (!v->accepts(p).empty()) continue;
+      const std::vector<unsigned char> out = run_variant(*v, p, in, y_first, stream.get());
+      const ErrorStats st = compare_host(out.data(), p.dtype, in.reference.data(), p.y_numel());
+      EXPECT_TRUE(st.passes(1e-5, 1e-2) && st.nan_count == 0) << v->name << " on " << p.describe() << ": " << st.summary();
+      run_variant(*v, p, in, y_second, stream.get());
+      EXPECT_TRUE(bitwise_equal_device(y_first.get(), y_second.get(), y_bytes, stream.get()))
+          << v->name << " is not deterministic on " << p.describe();
+    }
+  }
+}
+
+TEST(Depthwise, RandomShapesMatchReference) {
+  KF_REQUIRE_GPU();
+  check_all_variants(random_problems(), 1000);
+}
+
+TEST(Depthwise, EdgeCasesMatchReference) {
+  KF_REQUIRE_GPU();
+  check_all_variants(edge_problems(), 5000);
+}
+
+// ---- accepts(): CPU only ----
+
+TEST(DepthwiseAccepts, EveryVariantRefusesNonDepthwiseAndFp8) {
+  const std::vector<const Variant*> variants = Registry::instance().family("depthwise");
+  ASSERT_GE(variants.size(), 3u);
+  const ConvProblem dense = ConvProblem::dense(1, 8, 16, {6, 6, 6}, {3, 3, 3}, ConvParams{}, DType::bf16,
+                                               Layout::ncdhw, false);
+  ConvParams grouped;
+  grouped.groups = 2;
+  const ConvProblem two_groups = ConvProblem::dense(1, 8, 8, {6, 6, 6}, {3, 3, 3}, grouped, DType::bf16,
+                                                    Layout::ndhwc, false);
+  const ConvProblem fp8 = depthwise_problem(1, 16, 1, {6, 6, 6}, {3, 3, 3}, ConvParams{}, DType::fp8_e4m3,
+                                            Layout::ndhwc, false);
+  for (const Variant* v : variants) {
+    EXPECT_NE(v->accepts(dense), "") << v->name << " accepted a dense (groups=1) problem";
+    EXPECT_NE(v->accepts(two_groups), "") << v->name << " accepted a groups=2 problem";
+    EXPECT_NE(v->accepts(fp8), "") << v->name << " accepted fp8";
+  }
+  EXPECT_NE(depthwise::common_refusal(dense).find("groups == C"), std::string::npos);
+  EXPECT_EQ(depthwise::common_refusal(fp8), "fp8 depthwise is not implemented");
+}
+
+TEST(DepthwiseAccepts, LayoutsAndSharedMemoryReasons) {
+  using namespace depthwise;
+  const ConvParams same1 = params_of({1}, {1}, {}, {1});
+  const ConvProblem ncdhw = depthwise_problem(2, 16, 2, {8, 9, 10}, {3, 3, 3}, same1, DType::bf16, Layout::ncdhw, true);
+  const ConvProblem ndhwc = depthwise_problem(2, 16, 2, {8, 9, 10}, {3, 3, 3}, same1, DType::bf16, Layout::ndhwc, true);
+  ConvProblem strided = ncdhw;
+  strided.x_strides[4] = 2;  // every other element along W
+  for (const ConvProblem& p : {ncdhw, ndhwc, strided}) EXPECT_EQ(v1_direct_accepts(p), "") << p.describe();
+
+  EXPECT_EQ(v2_channels_last_accepts(ndhwc), "");
+  EXPECT_NE(v2_channels_last_accepts(ncdhw).find("ndhwc"), std::string::npos) << v2_channels_last_accepts(ncdhw);
+  EXPECT_EQ(v3_smem_tile_accepts(ncdhw), "");
+  EXPECT_NE(v3_smem_tile_accepts(ndhwc).find("ncdhw"), std::string::npos) << v3_smem_tile_accepts(ndhwc);
+  EXPECT_NE(v3_smem_tile_accepts(strided), "");
+
+  // A 9^3 filter dilated by 20: even a 1x8x4 output tile needs a ~161x168x164 input halo, far over 96 KB.
+  const ConvProblem huge_halo = depthwise_problem(1, 4, 1, {200, 200, 200}, {9, 9, 9}, params_of({1}, {0}, {}, {20}),
+                                                  DType::f32, Layout::ncdhw, false);
+  EXPECT_NE(v3_smem_tile_accepts(huge_halo).find("shared-memory"), std::string::npos)
+      << v3_smem_tile_accepts(huge_halo);
+  EXPECT_EQ(v1_direct_accepts(huge_halo), "");
+}
+
+}  // namespace
+}  // namespace kforge

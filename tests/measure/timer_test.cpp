@@ -1,0 +1,107 @@
+// The measurement core: summary statistics on known samples (CPU), and time_on_stream on stream work of a known
+// duration (GPU). The GPU "sleep" is a host function that spins on the stream: this file is compiled as C++,
+// so it holds no kernel, and a host function's duration is exactly controllable.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "core/cuda_check.hpp"
+#include "gpu_test_util.hpp"
+#include "measure/timer.hpp"
+
+namespace kforge {
+namespace {
+
+TEST(Summarize, OddCountExactStatistics) {
+  // Sorted: 1 2 3 4 10. Mean 4; squared deviations 9 4 1 0 36 -> sample variance 50/4.
+  const Timing t = summarize({4, 1, 3, 2, 10}, "converged");
+  EXPECT_DOUBLE_EQ(t.median_ms, 3.0);
+  EXPECT_DOUBLE_EQ(t.min_ms, 1.0);
+  EXPECT_DOUBLE_EQ(t.max_ms, 10.0);
+  EXPECT_DOUBLE_EQ(t.mean_ms, 4.0);
+  EXPECT_DOUBLE_EQ(t.stdev_ms, std::sqrt(12.5));
+  EXPECT_DOUBLE_EQ(t.rel_err, std::sqrt(12.5) / std::sqrt(5.0) / 4.0);
+  // p25 = 2, p75 = 4 (ranks 1 and 3 of 0..4): (4 - 2) / 3.
+  EXPECT_DOUBLE_EQ(t.iqr_rel, 2.0 / 3.0);
+  EXPECT_EQ(t.stop_reason, "converged");
+  EXPECT_EQ(t.samples_ms, (std::vector<double>{4, 1, 3, 2, 10}));  // measurement order is kept
+}
+
+TEST(Summarize, EvenCountInterpolatesMedianAndQuartiles) {
+  // Sorted 1 2 3 4: median between ranks 1 and 2; p25 at rank 0.75 -> 1.75; p75 at rank 2.25 -> 3.25.
+  const Timing t = summarize({3, 1, 4, 2}, "time limit");
+  EXPECT_DOUBLE_EQ(t.median_ms, 2.5);
+  EXPECT_DOUBLE_EQ(t.mean_ms, 2.5);
+  EXPECT_DOUBLE_EQ(t.stdev_ms, std::sqrt(5.0 / 3.0));
+  EXPECT_DOUBLE_EQ(t.iqr_rel, (3.25 - 1.75) / 2.5);
+  EXPECT_EQ(t.stop_reason, "time limit");
+}
+
+TEST(Summarize, SingleSampleHasNoSpread) {
+  const Timing t = summarize({0.5}, "sample limit");
+  EXPECT_DOUBLE_EQ(t.median_ms, 0.5);
+  EXPECT_DOUBLE_EQ(t.stdev_ms, 0.0);
+  EXPECT_DOUBLE_EQ(t.rel_err, 0.0);
+  EXPECT_DOUBLE_EQ(t.iqr_rel, 0.0);
+}
+
+TEST(Summarize, RefusesNoSamples) { EXPECT_THROW(summarize({}, "converged"), Error); }
+
+TEST(TimeOnStream, RefusesInconsistentOptions) {
+  TimerOptions opt;
+  opt.min_samples = 10;
+  opt.max_samples = 5;
+  // Validation comes before any CUDA call, so this holds on a CPU-only machine too.
+  EXPECT_THROW(time_on_stream([](cudaStream_t) {}, nullptr, opt), Error);
+}
+
+// Busy-waits on the host for `arg` microseconds; run on the stream through cudaLaunchHostFunc.
+void CUDART_CB spin_host(void* arg) {
+  const auto duration = std::chrono::microseconds(*static_cast<const int*>(arg));
+  const auto end = std::chrono::steady_clock::now() + duration;
+  while (std::chrono::steady_clock::now() < end) {
+  }
+}
+
+TEST(TimeOnStream, MeasuresStreamWorkOfKnownDuration) {
+  KF_REQUIRE_GPU();
+  // 1 ms: long enough that host-function dispatch latency (a few microseconds) stays far inside 20%.
+  static int spin_us = 1000;  // static: the host function reads it after this frame's enqueue
+  cudaStream_t stream = nullptr;
+  KF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  TimerOptions opt;
+  opt.min_samples = 10;
+  opt.max_samples = 50;
+  const Timing t = time_on_stream(
+      [](cudaStream_t s) { KF_CUDA_CHECK(cudaLaunchHostFunc(s, spin_host, &spin_us)); }, stream, opt);
+  KF_CUDA_CHECK(cudaStreamDestroy(stream));
+
+  const double expected_ms = spin_us / 1000.0;
+  EXPECT_NEAR(t.median_ms, expected_ms, 0.2 * expected_ms);
+  EXPECT_FALSE(t.stop_reason.empty());
+  EXPECT_TRUE(t.stop_reason == "converged" || t.stop_reason == "time limit" || t.stop_reason == "sample limit")
+      << t.stop_reason;
+  EXPECT_GE(t.samples_ms.size(), 1u);
+  EXPECT_LE(t.samples_ms.size(), 50u);
+  EXPECT_LE(t.min_ms, t.median_ms);
+  EXPECT_LE(t.median_ms, t.max_ms);
+}
+
+TEST(TimeOnStream, StopsAtTheSampleLimit) {
+  KF_REQUIRE_GPU();
+  cudaStream_t stream = nullptr;
+  KF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  TimerOptions opt;
+  opt.warmup = 0;
+  opt.min_samples = 3;
+  opt.max_samples = 3;
+  opt.target_rel_err = 0.0;  // never "converged": only the sample limit can stop it
+  const Timing t = time_on_stream([](cudaStream_t) {}, stream, opt);
+  KF_CUDA_CHECK(cudaStreamDestroy(stream));
+  EXPECT_EQ(t.stop_reason, "sample limit");
+  EXPECT_EQ(t.samples_ms.size(), 3u);
+}
+
+}  // namespace
+}  // namespace kforge
