@@ -25,7 +25,7 @@ int require_gpu() {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e == cudaSuccess && n > 0) return 0;
-  std::cerr << "kforge: no CUDA GPU found (" << (e == cudaSuccess ? "0 devices" : cudaGetErrorString(e))
+  std::cerr << "kforge: no CUDA GPU found (" << (e == cudaSuccess ? "0 devices" : cudaGetErrorName(e))
             << "): this command needs an NVIDIA GPU (sm_80+, tuned for H100/H200)\n";
   return 2;
 }

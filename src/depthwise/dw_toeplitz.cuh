@@ -19,9 +19,11 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "depthwise/dw_common.cuh"
+#include "depthwise/variants.hpp"
 
 namespace kforge::depthwise::toeplitz {
 
@@ -43,7 +45,9 @@ struct RowPacking {
   // first sees row R-1 at P*i >= R-1, so R (P = 1) or floor(R/2) + 1 (P = 2) steps.
   __host__ __device__ static constexpr int64_t steps(int64_t R) { return (R + P - 2) / P + 1; }
   // Widest filter the window holds: kUnitCols + S - 1 + col_shift <= kWindow.
-  __host__ __device__ static constexpr int max_filter_width(int col_shift) { return kWindow - kUnitCols + 1 - col_shift; }
+  __host__ __device__ static constexpr int max_filter_width(int col_shift) {
+    return kWindow - kUnitCols + 1 - col_shift;
+  }
 };
 
 // The filter tap (r, s) that K element k feeds to output n of a unit at `step`; false where B[k][n] is 0.
@@ -59,8 +63,8 @@ __host__ __device__ constexpr bool toeplitz_tap(int k, int n, int step, int col_
 // B fragment (two registers) of `lane` for filter depth t of output channel k: w_kt points at w[k][0][t][0][0].
 // Weights are read as raw 16-bit patterns: no conversion, and +0 is all-zero bits in bf16 and f16 alike.
 template <int P>
-__host__ __device__ inline uint2 toeplitz_b_fragment(const uint16_t* __restrict__ w_kt, int64_t ws_r, int64_t ws_s, int step,
-                                            int col_shift, int64_t R, int64_t S, int lane) {
+__host__ __device__ inline uint2 toeplitz_b_fragment(const uint16_t* __restrict__ w_kt, int64_t ws_r, int64_t ws_s,
+                                                     int step, int col_shift, int64_t R, int64_t S, int lane) {
   uint32_t reg[2];
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
@@ -109,6 +113,26 @@ __device__ __forceinline__ void store_output_pair(E* __restrict__ y_row, int64_t
   }
   if (col < Wo) y_row[col] = from_float<E>(v0);
   if (col + 1 < Wo) y_row[col + 1] = from_float<E>(v1);
+}
+
+// The refusals v4 and v5 share: not depthwise (common_refusal), not an mma.sync operand type, x or y not dense
+// NCDHW, or a W stride or dilation that breaks the Toeplitz band. "" when none applies.
+inline std::string toeplitz_refusal(const ConvProblem& p) {
+  if (std::string why = common_refusal(p); !why.empty()) return why;
+  if (p.dtype != DType::bf16 && p.dtype != DType::f16) {
+    return std::string("expected dtype bf16 or f16 (mma.sync operands), but got ") + dtype_name(p.dtype);
+  }
+  if (p.x_layout() != Layout::ncdhw) {
+    return std::string("expected a dense ncdhw input, but got ") + layout_name(p.x_layout());
+  }
+  if (p.y_layout() != Layout::ncdhw) {
+    return std::string("expected a dense ncdhw output, but got ") + layout_name(p.y_layout());
+  }
+  if (p.stride[2] != 1 || p.dilation[2] != 1) {
+    return "expected stride_w == 1 and dilation_w == 1 (Toeplitz along W), but got stride_w=" +
+           std::to_string(p.stride[2]) + ", dilation_w=" + std::to_string(p.dilation[2]);
+  }
+  return "";
 }
 
 // Runs fn(ElementTag<E>{}) for the 16-bit element type of `dtype` (the MMA's operand type).

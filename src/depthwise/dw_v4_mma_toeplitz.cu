@@ -81,8 +81,9 @@ __device__ __forceinline__ void ldmatrix_x2(uint32_t (&frag)[2], const uint16_t*
 
 // Stages input rows ih0.. and columns iw0.. of one depth slice (x_slice: its (0, 0) element), zero outside the
 // input. `paired`: iw0 and W are even and x is 4-byte aligned, so every column pair is wholly inside or outside.
-__device__ __forceinline__ void stage_slice(uint16_t* __restrict__ dst, const uint16_t* __restrict__ x_slice, const Geometry& g,
-                            const Plan& plan, int64_t ih0, int64_t iw0, bool paired) {
+__device__ __forceinline__ void stage_slice(uint16_t* __restrict__ dst, const uint16_t* __restrict__ x_slice,
+                                            const Geometry& g, const Plan& plan, int64_t ih0, int64_t iw0,
+                                            bool paired) {
   const int width = paired ? plan.cols_in / 2 : plan.cols_in;
   for (int idx = threadIdx.x; idx < plan.rows_in * width; idx += blockDim.x) {
     const int row = idx / width;
@@ -195,16 +196,7 @@ toeplitz_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__ 
 }  // namespace
 
 std::string v4_mma_toeplitz_accepts(const ConvProblem& p) {
-  if (std::string why = common_refusal(p); !why.empty()) return why;
-  if (p.dtype != DType::bf16 && p.dtype != DType::f16) {
-    return std::string("expected dtype bf16 or f16 (mma.sync operands), but got ") + dtype_name(p.dtype);
-  }
-  if (p.x_layout() != Layout::ncdhw) return std::string("expected a dense ncdhw input, but got ") + layout_name(p.x_layout());
-  if (p.y_layout() != Layout::ncdhw) return std::string("expected a dense ncdhw output, but got ") + layout_name(p.y_layout());
-  if (p.stride[2] != 1 || p.dilation[2] != 1) {
-    return "expected stride_w == 1 and dilation_w == 1 (Toeplitz along W), but got stride_w=" +
-           std::to_string(p.stride[2]) + ", dilation_w=" + std::to_string(p.dilation[2]);
-  }
+  if (std::string why = toeplitz_refusal(p); !why.empty()) return why;
   if (p.S > RowPacking<1>::max_filter_width(0)) {
     return "expected a filter width S <= 9 (8 outputs + S - 1 inputs in a 16-column window), but got S=" +
            std::to_string(p.S);

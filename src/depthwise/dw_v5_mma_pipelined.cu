@@ -77,9 +77,8 @@ int64_t a_load_wavefronts(const Plan& plan) {
       const int u = first + g < plan.units ? first + g : 0;  // the kernel points missing units at unit 0
       for (int q = 0; q < 4; ++q) {
         const int word = plan.unit_window(u) / 2 + q, bank = word % 32;
-        if (std::find(words[bank].begin(), words[bank].begin() + count[bank], word) == words[bank].begin() + count[bank]) {
-          words[bank][count[bank]++] = word;
-        }
+        const auto end = words[bank].begin() + count[bank];
+        if (std::find(words[bank].begin(), end, word) == end) words[bank][count[bank]++] = word;
       }
     }
     total += *std::max_element(count.begin(), count.end());
@@ -119,17 +118,18 @@ Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units) {
   return plan;
 }
 
-// The largest balanced tile (whole rows of units first) whose slice ring fits; depth chunks only when the
-// channels and tiles give fewer CTAs than `slots` (resident CTAs of the device, 0: don't split), each chunk long
-// enough that re-reading its T-1 halo slices costs at most a third of its reads.
-Plan plan_for(const ConvProblem& p, int64_t slots) {
+// The largest balanced tile (whole rows of units first) whose slice ring fits, and the depth chunks per channel
+// tile that minimize the slices the busiest of `sm_count` SMs streams (0: one chunk). A chunk of L outputs streams
+// L + T - 1 slices, so splitting only pays when the CTAs would leave SMs idle.
+Plan plan_for(const ConvProblem& p, int64_t sm_count) {
   const int shift = static_cast<int>(p.pad_lo[2] % 2);
   const int P = p.Ho >= 2 && p.stride[1] == p.dilation[1] && p.S <= RowPacking<2>::max_filter_width(shift) ? 2 : 1;
   if (p.S > RowPacking<1>::max_filter_width(shift) || p.T > kMaxT) return {};
   const int unit_cols = 8 / P, col_align = 8 / unit_cols;  // units per 8 columns: tile starts stay 16-byte aligned
   const int64_t capacity = int64_t(kWarps) * m_tiles_per_warp(P, static_cast<int>(p.T)) * 16;
   const int64_t across = ceil_div(p.Wo, unit_cols), down = ceil_div(p.Ho, P);
-  int64_t col_units = across <= capacity ? across : ceil_div(ceil_div(across, ceil_div(across, capacity)), col_align) * col_align;
+  int64_t col_units = across;
+  if (across > capacity) col_units = ceil_div(ceil_div(across, ceil_div(across, capacity)), col_align) * col_align;
   int64_t row_units = std::min(down, capacity / col_units);
   Plan plan;
   for (;;) {
@@ -147,9 +147,12 @@ Plan plan_for(const ConvProblem& p, int64_t slots) {
   plan.row_tiles = ceil_div(down, row_units);
   plan.col_tiles = ceil_div(across, col_units);
   const int64_t ctas = p.N * p.K * plan.row_tiles * plan.col_tiles;
-  int64_t chunks = 1;
-  if (ctas < slots) chunks = std::min(ceil_div(slots, ctas), ceil_div(p.Do, std::max<int64_t>(1, 2 * (p.T - 1))));
-  plan.chunk_depths = ceil_div(p.Do, chunks);
+  plan.chunk_depths = p.Do;
+  for (int64_t chunks = 2; sm_count > 0 && chunks <= std::min<int64_t>(p.Do, 64); ++chunks) {
+    const int64_t length = ceil_div(p.Do, chunks), best = plan.chunk_depths;
+    const auto busiest = [&](int64_t len) { return ceil_div(ctas * ceil_div(p.Do, len), sm_count) * (len + p.T - 1); };
+    if (busiest(length) < busiest(best)) plan.chunk_depths = length;
+  }
   plan.depth_chunks = ceil_div(p.Do, plan.chunk_depths);
   return plan;
 }
@@ -231,7 +234,8 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
 
   for (int idx = threadIdx.x; idx < T * plan.steps * 32; idx += kThreads) {
     const int step = idx / 32 % plan.steps, t = idx / 32 / plan.steps;
-    b_frags[idx] = toeplitz_b_fragment<P>(w_k + t * g.ws[2], g.ws[3], g.ws[4], step, plan.col_shift, g.R, g.S, idx % 32);
+    b_frags[idx] =
+        toeplitz_b_fragment<P>(w_k + t * g.ws[2], g.ws[3], g.ws[4], step, plan.col_shift, g.R, g.S, idx % 32);
   }
 
   // Lane (g, q) of M-tile i feeds A rows g and g+8: units 16*(warp + kWarps*i) + {0, 8} + g, window columns 2q, 2q+1.
@@ -340,13 +344,11 @@ void launch_depth(const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
   if constexpr (T < kMaxT) {
     if (p.T != T) return launch_depth<E, P, T + 1>(p, a, s);
   }
-  auto kernel = pipelined_kernel<E, P, T>;
-  const size_t smem = plan_for(p, 0).smem_bytes(T);
-  allow_dynamic_smem(kernel, smem);
-  int ctas_per_sm = 0;
-  KF_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas_per_sm, kernel, kThreads, smem));
-  const Plan plan = plan_for(p, int64_t(current_sm_count()) * std::max(ctas_per_sm, 1));
+  const Plan plan = plan_for(p, current_sm_count());
   KF_CHECK(plan.units > 0 && plan.P == P, "dw_v5_mma_pipelined: launched on a problem its accepts() refuses");
+  auto kernel = pipelined_kernel<E, P, T>;
+  const size_t smem = plan.smem_bytes(T);
+  allow_dynamic_smem(kernel, smem);
   // cp.async of 8-column chunks needs W % 8 == 0 (iw0 already is a multiple of 8) and a 16-byte aligned x.
   const bool vector_loads = p.W % 8 == 0 && is_aligned(a.x, 16);
   const bool paired_stores = p.Wo % 2 == 0 && is_aligned(a.y, 4);
@@ -360,16 +362,7 @@ void launch_depth(const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
 }  // namespace
 
 std::string v5_mma_pipelined_accepts(const ConvProblem& p) {
-  if (std::string why = common_refusal(p); !why.empty()) return why;
-  if (p.dtype != DType::bf16 && p.dtype != DType::f16) {
-    return std::string("expected dtype bf16 or f16 (mma.sync operands), but got ") + dtype_name(p.dtype);
-  }
-  if (p.x_layout() != Layout::ncdhw) return std::string("expected a dense ncdhw input, but got ") + layout_name(p.x_layout());
-  if (p.y_layout() != Layout::ncdhw) return std::string("expected a dense ncdhw output, but got ") + layout_name(p.y_layout());
-  if (p.stride[2] != 1 || p.dilation[2] != 1) {
-    return "expected stride_w == 1 and dilation_w == 1 (Toeplitz along W), but got stride_w=" +
-           std::to_string(p.stride[2]) + ", dilation_w=" + std::to_string(p.dilation[2]);
-  }
+  if (std::string why = toeplitz_refusal(p); !why.empty()) return why;
   if (p.stride[0] != 1 || p.dilation[0] != 1) {
     return "expected stride_d == 1 and dilation_d == 1 (one input slice feeds T consecutive output depths), but got "
            "stride_d=" + std::to_string(p.stride[0]) + ", dilation_d=" + std::to_string(p.dilation[0]);
@@ -399,7 +392,7 @@ void v5_mma_pipelined_launch(const ConvProblem& p, const ConvArgs& a, cudaStream
   if (p.y_numel() == 0) return;
   dispatch_mma_element_type(p.dtype, "dw_v5_mma_pipelined", [&](auto tag) {
     using E = typename decltype(tag)::type;
-    if (plan_for(p, 0).P == 2) return launch_depth<E, 2>(p, a, s);
+    if (plan_for(p, 0).P == 2) return launch_depth<E, 2>(p, a, s);  // the tile plan picks the row packing
     launch_depth<E, 1>(p, a, s);
   });
 }

@@ -8,10 +8,12 @@ void register_depthwise_variants(Registry& r) {
   r.add({"dw_v1_direct", "depthwise", "one thread per output, any strides: the correctness fallback",
          v1_direct_accepts, v1_direct_launch});
   r.add({"dw_v2_channels_last", "depthwise",
-         "NDHWC: consecutive threads take consecutive channels (coalesced 16-byte loads), outputs blocked along W",
+         "NDHWC: consecutive threads take consecutive channels (4-channel packed loads), 8 outputs per thread along W "
+         "from a sliding register window, weights staged once per CTA in shared memory",
          v2_channels_last_accepts, v2_channels_last_launch});
   r.add({"dw_v3_smem_tile", "depthwise",
-         "NCDHW: input halo tile staged in shared memory once, weights in registers, register blocking along W",
+         "NCDHW: zero-padded input halo tile staged once in shared memory, 8x4 outputs per thread from register "
+         "windows, common filter sizes as template parameters",
          v3_smem_tile_accepts, v3_smem_tile_launch});
   r.add({"dw_v4_mma_toeplitz", "depthwise",
          "tensor cores: banded Toeplitz of the W taps as the mma.sync B operand, input rows as A",
