@@ -66,10 +66,8 @@ template <int P>
 __host__ __device__ inline uint2 toeplitz_b_fragment(const uint16_t* __restrict__ w_kt, int64_t ws_r, int64_t ws_s,
                                                      int step, int col_shift, int64_t R, int64_t S, int lane) {
   uint32_t reg[2];
-#pragma unroll
   for (int i = 0; i < 2; ++i) {
     uint32_t pair = 0;
-#pragma unroll
     for (int half = 0; half < 2; ++half) {
       int r = 0, s = 0;
       if (toeplitz_tap<P>(2 * lane_quad(lane) + 8 * i + half, lane_group(lane), step, col_shift, R, S, r, s)) {

@@ -18,11 +18,15 @@ void register_depthwise_variants(Registry& r) {
   r.add({"dw_v4_mma_toeplitz", "depthwise",
          "tensor cores: banded Toeplitz of the W taps as the mma.sync B operand, input rows as A",
          v4_mma_toeplitz_accepts, v4_mma_toeplitz_launch});
+  r.add({"dw_v5_mma_pipelined", "depthwise",
+         "v4 streamed: depth slices in a 4-stage cp.async ring (loads overlap MMAs), each A fragment feeds T output "
+         "depths (stride_d 1), two output rows per MMA when S <= 5",
+         v5_mma_pipelined_accepts, v5_mma_pipelined_launch});
 }
 
 // The rule: the most advanced rung that accepts the problem, in ladder order measured in NOTES.md.
 const Variant* choose_depthwise(const ConvProblem& p, std::string* why) {
-  static const char* preference[] = {"dw_v4_mma_toeplitz", "dw_v3_smem_tile", "dw_v2_channels_last", "dw_v1_direct"};
+  static const char* preference[] = {"dw_v5_mma_pipelined", "dw_v4_mma_toeplitz", "dw_v3_smem_tile", "dw_v2_channels_last", "dw_v1_direct"};
   for (const char* name : preference) {
     const Variant* v = Registry::instance().find(name);
     if (v && v->accepts(p).empty()) {
