@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <random>
 #include <vector>
@@ -266,6 +267,7 @@ TEST(GpuReference, MatchesCpuReferenceOnRandomShapes) {
   std::mt19937_64 rng(2024);
   const DType dtypes[4] = {DType::f32, DType::bf16, DType::f16, DType::fp8_e4m3};
   int strided = 0, dilated = 0, asymmetric = 0, biased = 0, batched = 0, grouped = 0, depthwise = 0;
+  double worst_calc_diff = 0, worst_rel_l2 = 0;
   for (int i = 0; i < 32; ++i) {
     const ConvProblem p = random_problem(rng, i, dtypes[(i / 8) % 4], (i / 4) % 2 == 1);
     SCOPED_TRACE(p.describe());
@@ -287,6 +289,8 @@ TEST(GpuReference, MatchesCpuReferenceOnRandomShapes) {
     ASSERT_GT(yy, 0.0);
     EXPECT_LT(1.0 - 2.0 * xy / (xx + yy), 1e-12);
     EXPECT_LT(std::sqrt(dd / yy), 1e-12);
+    worst_calc_diff = std::max(worst_calc_diff, 1.0 - 2.0 * xy / (xx + yy));
+    worst_rel_l2 = std::max(worst_rel_l2, std::sqrt(dd / yy));
 
     strided += p.stride[0] * p.stride[1] * p.stride[2] > 1;
     dilated += p.dilation[0] * p.dilation[1] * p.dilation[2] > 1;
@@ -296,6 +300,9 @@ TEST(GpuReference, MatchesCpuReferenceOnRandomShapes) {
     grouped += p.groups > 1 && !p.is_depthwise();
     depthwise += p.is_depthwise();
   }
+  // The evidence the foundation issue asks for, printed with the test log.
+  std::cout << "GPU vs CPU fp64 reference on 32 random shapes: worst calc_diff " << worst_calc_diff
+            << ", worst rel_l2 " << worst_rel_l2 << "\n";
   // The seed is fixed; these guard the coverage the test claims if the generator changes.
   EXPECT_GT(strided, 0);
   EXPECT_GT(dilated, 0);
