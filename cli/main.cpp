@@ -9,12 +9,17 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "bench/bench.hpp"
+#include "cmd_asm.hpp"
+#include "cmd_history.hpp"
 #include "dispatch/registry.hpp"
 #include "measure/ceilings.hpp"
 #include "measure/device_info.hpp"
 #include "printers.hpp"
+#include "tools/build_info.hpp"
+#include "tools/history.hpp"
 
 namespace {
 
@@ -43,11 +48,22 @@ struct BenchArgs {
   std::string layout = "ncdhw", dtype = "bf16", out_dir, torch_json;
   bool no_time = false;
   double max_seconds = 2.0;
+  bool no_history = false;
+  std::string history_db;  // "" : the default database
 };
+
+// Adds the options every benchmarking command shares for the history.
+void add_history_options(CLI::App* cmd, BenchArgs& a) {
+  cmd->add_flag("--no-history", a.no_history, "do not append the rows to the history database");
+  cmd->add_option("--db", a.history_db, "history database (default: $KFORGE_HISTORY, else the XDG data folder)");
+}
 
 int run_bench(const BenchArgs& a) {
   if (int rc = require_gpu()) return rc;
   const Suite suite = load_suite(find_suite_file(a.suite));
+  // Opened first: a locked or corrupt database fails before the run, not after it.
+  std::optional<HistoryDb> history;
+  if (!a.no_history) history.emplace(cli::history_db_path(a.history_db));
   BenchOptions opt;
   opt.dtype = parse_dtype(a.dtype);
   opt.variants = a.variants;
@@ -82,6 +98,10 @@ int run_bench(const BenchArgs& a) {
     for (const BenchRow& r : rows) j["rows"].push_back(r.to_json());
     std::ofstream(path) << j.dump(1) << "\n";
     std::cerr << "kforge bench: wrote " << path << "\n";
+  }
+  if (history) {
+    history->append(history_records(rows, {utc_iso_now(), build_git_revision(), dev.name, dev.sm_count, "bench"}));
+    std::cerr << "kforge bench: appended " << rows.size() << " rows to " << history->path() << "\n";
   }
   const bool failed = std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) {
     return r.status == "FAIL" || r.status == "ERROR";
@@ -146,6 +166,7 @@ int main(int argc, char** argv) {
   auto* demo = app.add_subcommand("demo", "depthwise 'evokernel' case: every variant against cuDNN, checked vs fp64");
   demo->add_option("--out", demo_args.out_dir, "write the JSON rows into this folder");
   demo->add_option("--torch-json", demo_args.torch_json, "PyTorch timings (torch_baseline.py --json) for 'x torch'");
+  add_history_options(demo, demo_args);
 
   BenchArgs bench_args;
   auto* bench = app.add_subcommand("bench", "run a suite: every accepting variant, checked vs fp64 and timed");
@@ -158,6 +179,7 @@ int main(int argc, char** argv) {
   bench->add_option("--torch-json", bench_args.torch_json, "PyTorch timings (torch_baseline.py --json) for 'x torch'");
   bench->add_option("--max-seconds", bench_args.max_seconds, "sampling time limit per variant");
   bench->add_flag("--no-time", bench_args.no_time, "check correctness only");
+  add_history_options(bench, bench_args);
 
   bool json = false, remeasure = false;
   auto* device = app.add_subcommand("device", "what the GPU has (cudaGetDeviceProperties + driver)");
@@ -170,12 +192,17 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "the registered variants");
   list->add_option("--family", family, "depthwise | dense | baseline");
 
+  cli::HistoryCommand history(app);
+  cli::AsmCommand assembly(app);
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*bench) return run_bench(bench_args);
     if (*device) return run_device(json);
     if (*ceilings) return run_ceilings(remeasure, json);
     if (*list) return run_list(family);
+    if (history.selected()) return history.run();
+    if (assembly.selected()) return assembly.run();
     return run_bench(demo_args);  // demo, explicitly or by default
   } catch (const kforge::Error& e) {
     std::cerr << "kforge: " << e.what() << "\n";

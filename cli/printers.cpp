@@ -30,3 +30,79 @@ void print_bench_table(std::ostream& os, const std::vector<BenchRow>& rows) {
 }
 
 }  // namespace kforge::cli
+
+namespace kforge::cli {
+namespace {
+
+std::string or_dash(const std::optional<double>& v, const char* spec) {
+  return v ? fmt::format(fmt::runtime(spec), *v) : "-";
+}
+std::string ms(const std::optional<double>& v) { return or_dash(v, "{:.4f}"); }
+std::string percent(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v * 100) : "-"; }
+std::string sci(const std::optional<double>& v) { return or_dash(v, "{:.2e}"); }
+
+}  // namespace
+
+void print_history_table(std::ostream& os, const std::vector<HistoryRecord>& records) {
+  os << fmt::format("{:<20} {:<14} {:<16} {:<6} {:<5} {:<22} {:<5} {:>9} {:>7} {:>7} {:>9} {:>9}  {}\n", "time (UTC)",
+                    "revision", "gpu", "layout", "dtype", "variant", "check", "ms", "spread", "samples", "calc_diff",
+                    "rel_l2", "notes");
+  for (const HistoryRecord& r : records)
+    os << fmt::format("{:<20} {:<14} {:<16} {:<6} {:<5} {:<22} {:<5} {:>9} {:>7} {:>7} {:>9} {:>9}  {}\n", r.time_utc,
+                      r.git_revision, r.gpu, r.layout, r.dtype, r.variant, r.status, ms(r.median_ms),
+                      percent(r.iqr_rel), r.samples, sci(r.calc_diff), sci(r.rel_l2), r.notes);
+}
+
+void print_best_table(std::ostream& os, const std::vector<HistoryRecord>& records) {
+  os << fmt::format("{:<16} {:<6} {:<5} {:<22} {:>9} {:>7} {:>7}  {:<16} {:<20} {}\n", "case", "layout", "dtype",
+                    "variant", "best ms", "spread", "samples", "gpu", "time (UTC)", "revision");
+  for (const HistoryRecord& r : records)
+    os << fmt::format("{:<16} {:<6} {:<5} {:<22} {:>9} {:>7} {:>7}  {:<16} {:<20} {}\n", r.case_name, r.layout,
+                      r.dtype, r.variant, ms(r.median_ms), percent(r.iqr_rel), r.samples, r.gpu, r.time_utc,
+                      r.git_revision);
+}
+
+void print_regressions_table(std::ostream& os, const std::vector<Regression>& regressions) {
+  if (regressions.empty()) {
+    os << "no regressions: every variant's latest median is within the noise of its best\n";
+    return;
+  }
+  os << fmt::format("{:<16} {:<6} {:<5} {:<22} {:>9} {:>9} {:>8} {:>6}  {:<36} {}\n", "case", "layout", "dtype",
+                    "variant", "best ms", "latest ms", "slower", "noise", "best (time, revision)",
+                    "latest (time, revision)");
+  for (const Regression& g : regressions)
+    os << fmt::format("{:<16} {:<6} {:<5} {:<22} {:>9} {:>9} {:>7.1f}% {:>5.1f}%  {:<36} {}\n", g.best.case_name,
+                      g.best.layout, g.best.dtype, g.best.variant, ms(g.best.median_ms), ms(g.latest.median_ms),
+                      g.slowdown() * 100, g.noise * 100, g.best.time_utc + " " + g.best.git_revision,
+                      g.latest.time_utc + " " + g.latest.git_revision);
+  os << "slower: latest median over best median - 1; noise: max(IQR spread of either, 2%) (each on its GPU)\n";
+}
+
+void print_roundtrip(std::ostream& os, const RoundtripResult& r) {
+  if (!r.first_difference) {
+    os << fmt::format("{:<40} identical ({} bytes)\n", r.source, r.nvcc_bytes);
+    return;
+  }
+  os << fmt::format("{:<40} DIFFERENT: first difference at byte {} (0x{:x}){}; nvcc {} bytes, ptxas {} bytes\n"
+                    "{:<40} nvcc: {}\n{:<40} ptxas: {}\n",
+                    r.source, *r.first_difference, *r.first_difference,
+                    r.section.empty() ? "" : " in " + r.section, r.nvcc_bytes, r.ptxas_bytes, "", r.nvcc_cubin, "",
+                    r.ptxas_cubin);
+  for (const std::string& f : r.changed_sources)
+    os << fmt::format("{:<40} stale build: {} changed after nvcc ran (ptxas records source times and sizes in "
+                      ".debug_line): rebuild kforge_asm\n", "", f);
+}
+
+void print_resources_table(std::ostream& os, const std::vector<KernelResources>& kernels) {
+  os << fmt::format("{:<7} {:>4} {:>8} {:>6} {:>6} {:>13}  {}\n", "arch", "regs", "shared", "stack", "local",
+                    "spill st/ld", "kernel");
+  for (const KernelResources& k : kernels) {
+    const std::string spills =
+        k.spill_store_bytes ? fmt::format("{}/{}", *k.spill_store_bytes, k.spill_load_bytes.value_or(0)) : "-";
+    os << fmt::format("{:<7} {:>4} {:>8} {:>6} {:>6} {:>13}  {}\n", k.arch.empty() ? "-" : k.arch, k.registers,
+                      k.shared_bytes, k.stack_bytes, k.local_bytes, spills, demangle(k.name));
+  }
+  os << "bytes per block (shared) and per thread (stack, local); spills from ptxas -v (- without the PTX)\n";
+}
+
+}  // namespace kforge::cli

@@ -1,13 +1,25 @@
-// Formats benchmark rows (the measurement core's output) for people: a fixed-width table. No computation here.
+// Formats results for people as fixed-width tables: benchmark rows (the measurement core's output), history
+// queries, kforge asm reports. No computation here.
 #pragma once
 
 #include <ostream>
 #include <vector>
 
 #include "bench/bench.hpp"
+#include "tools/asm.hpp"
+#include "tools/history.hpp"
 
 namespace kforge::cli {
 
 void print_bench_table(std::ostream& os, const std::vector<BenchRow>& rows);
+
+// kforge history: attempts (tried), best rows (best), and regressions.
+void print_history_table(std::ostream& os, const std::vector<HistoryRecord>& records);
+void print_best_table(std::ostream& os, const std::vector<HistoryRecord>& records);
+void print_regressions_table(std::ostream& os, const std::vector<Regression>& regressions);
+
+// kforge asm: one line per re-assembled unit, and per-kernel resource usage.
+void print_roundtrip(std::ostream& os, const RoundtripResult& r);
+void print_resources_table(std::ostream& os, const std::vector<KernelResources>& kernels);
 
 }  // namespace kforge::cli

@@ -6,7 +6,7 @@ namespace kforge {
 void register_dense_variants(Registry& r) {
   r.add({"dense_v0_direct", "dense",
          "one thread per output, any groups and strides: the correctness fallback (no tensor cores yet)",
-         dense::v0_direct_accepts, dense::v0_direct_launch});
+         dense::v0_direct_accepts, dense::v0_direct_launch, "src/dense/dense_v0_direct.cu"});
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {

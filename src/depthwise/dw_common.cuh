@@ -1,5 +1,6 @@
-// Shared by the CUDA-core depthwise kernels (dw_v1..v3): element <-> float conversion, packed vector access,
-// the problem geometry every kernel takes by value, dtype dispatch and launch helpers.
+// Shared by the CUDA-core depthwise kernels (dw_v1..v3b): element <-> float conversion, packed vector access,
+// the problem geometry every kernel takes by value, the shared-memory tile building blocks of v3/v3b (filter
+// staging, register-window accumulation, output rows), dtype dispatch and launch helpers.
 // Limits: element types float, __nv_bfloat16, __half (fp8 is refused by common_refusal before any launch).
 #pragma once
 
@@ -98,6 +99,83 @@ template <typename T>
 __device__ __forceinline__ float weight_at(const Geometry& g, const T* w, int64_t k, int64_t t, int64_t r,
                                            int64_t s) {
   return to_float(w[k * g.ws[0] + t * g.ws[2] + r * g.ws[3] + s * g.ws[4]]);
+}
+
+// ---- shared-memory tile building blocks (dw_v3_smem_tile, dw_v3b_smem_occupancy) ----
+
+// The filter of output channel k as fp32 in shared memory, [t][r][s] order; the caller syncs before reading it.
+template <typename T>
+__device__ __forceinline__ void stage_filter(const Geometry& g, const T* w, int64_t k, int kt, int kr, int ks,
+                                             float* w_smem) {
+  for (int i = threadIdx.x; i < kt * kr * ks; i += blockDim.x) {
+    w_smem[i] = weight_at(g, w, k, i / (kr * ks), i / ks % kr, i % ks);
+  }
+}
+
+// One depth tap of a kRows x kCols output block (rows along H, consecutive columns along W) from an fp32 tile in
+// shared memory: acc[j][c] += in[(j*SH + r*DH) * pitch + c*SW + s*DW] * w_t[r*KS + s] over the KR x KS taps.
+// Everything is compile-time, so each input row i the block touches is read once into a register window
+// (aligned vector loads: `in` 16-byte aligned, pitch a multiple of 4) and feeds every (output row j, filter row r)
+// pair with j*SH + r*DH == i: FMA-bound rather than shared-memory-bound. Rows no pair reads (stride and
+// dilation both even) are never loaded.
+template <int kRows, int kCols, int KR, int KS, int SH, int SW, int DH, int DW>
+__device__ __forceinline__ void accumulate_window(const float* in, int pitch, const float* w_t,
+                                                  float (&acc)[kRows][kCols]) {
+  constexpr int kInRows = (kRows - 1) * SH + (KR - 1) * DH + 1;
+  constexpr int kWindow = (kCols - 1) * SW + (KS - 1) * DW + 1;
+#pragma unroll
+  for (int i = 0; i < kInRows; ++i) {
+    float window[kWindow];
+    load_smem_floats<kWindow>(in + i * pitch, window);
+#pragma unroll
+    for (int r = 0; r < KR; ++r) {
+      const int row_offset = i - r * DH;  // j * SH for the output row j this (i, r) pair feeds
+      if (row_offset < 0 || row_offset % SH != 0 || row_offset / SH >= kRows) continue;
+      const int j = row_offset / SH;
+#pragma unroll
+      for (int s = 0; s < KS; ++s) {
+        const float wv = w_t[r * KS + s];
+#pragma unroll
+        for (int c = 0; c < kCols; ++c) acc[j][c] = fmaf(window[c * SW + s * DW], wv, acc[j][c]);
+      }
+    }
+  }
+}
+
+// The same for runtime filter sizes, strides and dilations: each tap reads shared memory directly. The taps are
+// the outer loops so each weight read feeds kRows * kCols FMAs.
+template <int kRows, int kCols>
+__device__ __forceinline__ void accumulate_any_taps(const float* in, int pitch, const float* w_t, int R, int S,
+                                                    int sh, int sw, int dh, int dw, float (&acc)[kRows][kCols]) {
+  const int row_step = sh * pitch;
+#pragma unroll 1
+  for (int r = 0; r < R; ++r) {
+#pragma unroll 1
+    for (int s = 0; s < S; ++s) {
+      const float* tap = in + r * dh * pitch + s * dw;
+      const float wv = w_t[r * S + s];
+#pragma unroll
+      for (int j = 0; j < kRows; ++j) {
+#pragma unroll
+        for (int c = 0; c < kCols; ++c) acc[j][c] = fmaf(tap[j * row_step + c * sw], wv, acc[j][c]);
+      }
+    }
+  }
+}
+
+// kCols consecutive outputs of one output row starting at column ow: one packed store when the row is contiguous
+// and aligned, else element by element (columns from Wo on are outside the output and dropped).
+template <typename T, int kCols>
+__device__ __forceinline__ void store_output_row(T* y_row, int64_t ow, int64_t Wo, int64_t col_stride,
+                                                 const float (&out)[kCols]) {
+  if (ow + kCols <= Wo && col_stride == 1 && is_aligned(y_row + ow, kCols * sizeof(T))) {
+    store_packed<T, kCols>(y_row + ow, out);
+  } else {
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {
+      if (ow + c < Wo) y_row[(ow + c) * col_stride] = from_float<T>(out[c]);
+    }
+  }
 }
 
 // ---- host helpers ----

@@ -1,5 +1,5 @@
-// Tensor-core Toeplitz building blocks of dw_v4 and dw_v5: the mma.sync m16n8k16 and its fragment lane maps, the
-// banded (Toeplitz) B operand that turns the W taps of the filter into a GEMM, and the paired epilogue store.
+// Tensor-core Toeplitz building blocks of dw_v4..v6: the mma.sync m16n8k16 and its fragment lane maps, the banded
+// (Toeplitz) B operand that turns the W taps of the filter into a GEMM, and the paired epilogue stores.
 //
 // The formulation. A "unit" is P output rows x 8/P output columns of one channel plane. One MMA computes 16 units
 // (M) x the 8 outputs of a unit (N, n = oh * 8/P + ow) over K = 16 input elements per unit: P input rows
@@ -96,24 +96,35 @@ __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[
   }
 }
 
+// The two-element vector of an MMA operand type, and v0, v1 rounded into one (v0 in the low half).
+template <typename E>
+using Pair = std::conditional_t<std::is_same_v<E, __nv_bfloat16>, __nv_bfloat162, __half2>;
+template <typename E>
+__device__ __forceinline__ Pair<E> pack_pair(float v0, float v1) {
+  if constexpr (std::is_same_v<E, __nv_bfloat16>) {
+    return __floats2bfloat162_rn(v0, v1);
+  } else {
+    return __floats2half2_rn(v0, v1);
+  }
+}
+
+// Stores v0, v1 to y[0], y[1] as one 32-bit store (y 4-byte aligned).
+template <typename E>
+__device__ __forceinline__ void store_packed_pair(E* __restrict__ y, float v0, float v1) {
+  *reinterpret_cast<Pair<E>*>(y) = pack_pair<E>(v0, v1);
+}
+
 // Stores outputs `col` and `col + 1` of one output row (col even). `paired`: the row start is 4-byte aligned, so an
 // in-bounds pair goes out as one 32-bit store; a pair straddling Wo stores its first element only.
 template <typename E>
 __device__ __forceinline__ void store_output_pair(E* __restrict__ y_row, int64_t col, int64_t Wo, float v0, float v1,
                                                   bool paired) {
-  if (paired && col + 1 < Wo) {
-    if constexpr (std::is_same_v<E, __nv_bfloat16>) {
-      *reinterpret_cast<__nv_bfloat162*>(y_row + col) = __floats2bfloat162_rn(v0, v1);
-    } else {
-      *reinterpret_cast<__half2*>(y_row + col) = __floats2half2_rn(v0, v1);
-    }
-    return;
-  }
+  if (paired && col + 1 < Wo) return store_packed_pair(y_row + col, v0, v1);
   if (col < Wo) y_row[col] = from_float<E>(v0);
   if (col + 1 < Wo) y_row[col + 1] = from_float<E>(v1);
 }
 
-// The refusals v4 and v5 share: not depthwise (common_refusal), not an mma.sync operand type, x or y not dense
+// The refusals v4, v5 and v6 share: not depthwise (common_refusal), not an mma.sync operand type, x or y not dense
 // NCDHW, or a W stride or dilation that breaks the Toeplitz band. "" when none applies.
 inline std::string toeplitz_refusal(const ConvProblem& p) {
   if (std::string why = common_refusal(p); !why.empty()) return why;

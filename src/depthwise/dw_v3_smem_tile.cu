@@ -72,51 +72,6 @@ std::optional<TileShape> choose_tile(const ConvProblem& p) {
   }
 }
 
-// Unit H/W stride and dilation, sizes KR x KS known: input row i of the thread's window feeds output row j = i - r
-// through filter row r, so each of the kRows + KR - 1 rows is read from shared memory once (kCols + KS - 1
-// floats) and used for up to KR * KS * kCols FMAs. `in` points at the thread's first input (row 0, column 0).
-template <int KR, int KS>
-__device__ __forceinline__ void accumulate_unit_stride(const float* in, int pitch, const float* w_t,
-                                                       float (&acc)[kRows][kCols]) {
-  constexpr int kWindow = kCols + KS - 1;
-#pragma unroll
-  for (int i = 0; i < kRows + KR - 1; ++i) {
-    float window[kWindow];
-    load_smem_floats<kWindow>(in + i * pitch, window);
-#pragma unroll
-    for (int r = 0; r < KR; ++r) {
-      const int j = i - r;
-      if (j < 0 || j >= kRows) continue;
-#pragma unroll
-      for (int s = 0; s < KS; ++s) {
-        const float wv = w_t[r * KS + s];
-#pragma unroll
-        for (int c = 0; c < kCols; ++c) acc[j][c] = fmaf(window[c + s], wv, acc[j][c]);
-      }
-    }
-  }
-}
-
-// Any stride and dilation: output (j, c) at tap (r, s) reads in[(j*sh + r*dh) * pitch + c*sw + s*dw]. The taps
-// are the (runtime) outer loops so each weight read feeds kRows * kCols FMAs.
-__device__ __forceinline__ void accumulate_strided(const float* in, int pitch, const float* w_t, int R, int S,
-                                                   int sh, int sw, int dh, int dw, float (&acc)[kRows][kCols]) {
-  const int row_step = sh * pitch;
-#pragma unroll 1
-  for (int r = 0; r < R; ++r) {
-#pragma unroll 1
-    for (int s = 0; s < S; ++s) {
-      const float* tap = in + r * dh * pitch + s * dw;
-      const float wv = w_t[r * S + s];
-#pragma unroll
-      for (int j = 0; j < kRows; ++j) {
-#pragma unroll
-        for (int c = 0; c < kCols; ++c) acc[j][c] = fmaf(tap[j * row_step + c * sw], wv, acc[j][c]);
-      }
-    }
-  }
-}
-
 // grid.x: the tiles of one plane (depth-major, then rows, then columns); grid.y: a grid-stride loop over the
 // N*K planes. KT, KR, KS > 0: compile-time filter size; all 0: runtime size (then kUnitStride is false).
 template <typename T, int KT, int KR, int KS, bool kUnitStride>
@@ -147,9 +102,7 @@ smem_tile_kernel(const Geometry g, const TileShape tile, int64_t tiles_h, int64_
     const int64_t n = plane / g.K, k = plane % g.K;
     __syncthreads();  // every thread is done reading the previous plane's tile
 
-    for (int i = threadIdx.x; i < kt * kr * ks; i += blockDim.x) {
-      w_smem[i] = weight_at(g, w, k, i / (kr * ks), i / ks % kr, i % ks);
-    }
+    stage_filter(g, w, k, kt, kr, ks, w_smem);
     // One warp per input row: coalesced reads along W (unit stride in dense NCDHW); columns [first, last) of a row
     // inside the input are read, the rest (and rows outside the input) are the zero padding.
     const T* x_plane = x + n * g.xs[0] + k / g.multiplier * g.xs[1];
@@ -178,10 +131,11 @@ smem_tile_kernel(const Geometry g, const TileShape tile, int64_t tiles_h, int64_
         const float* in_plane = in_smem + (depth_l * g.stride[0] + t * g.dilation[0]) * plane_floats;
         const float* w_t = w_smem + t * kr * ks;
         if constexpr (kUnitStride) {
-          accumulate_unit_stride<KR, KS>(in_plane + row_l * tile.pitch + col_l, tile.pitch, w_t, acc);
+          accumulate_window<kRows, kCols, KR, KS, 1, 1, 1, 1>(in_plane + row_l * tile.pitch + col_l, tile.pitch, w_t,
+                                                             acc);
         } else {
-          accumulate_strided(in_plane + row_l * sh * tile.pitch + col_l * sw, tile.pitch, w_t, kr, ks, sh, sw, dh,
-                             dw, acc);
+          accumulate_any_taps(in_plane + row_l * sh * tile.pitch + col_l * sw, tile.pitch, w_t, kr, ks, sh, sw, dh, dw,
+                              acc);
         }
       }
 
@@ -194,15 +148,7 @@ smem_tile_kernel(const Geometry g, const TileShape tile, int64_t tiles_h, int64_
         float out[kCols];
 #pragma unroll
         for (int c = 0; c < kCols; ++c) out[c] = acc[j][c] + bias_v;
-        T* y_row = y + n * g.ys[0] + k * g.ys[1] + od * g.ys[2] + oh * g.ys[3];
-        if (ow + kCols <= g.Wo && g.ys[4] == 1 && is_aligned(y_row + ow, kCols * sizeof(T))) {
-          store_packed<T, kCols>(y_row + ow, out);
-        } else {
-#pragma unroll
-          for (int c = 0; c < kCols; ++c) {
-            if (ow + c < g.Wo) y_row[(ow + c) * g.ys[4]] = from_float<T>(out[c]);
-          }
-        }
+        store_output_row<T, kCols>(y + n * g.ys[0] + k * g.ys[1] + od * g.ys[2] + oh * g.ys[3], ow, g.Wo, g.ys[4], out);
       }
     }
   }

@@ -6,27 +6,38 @@ namespace kforge {
 void register_depthwise_variants(Registry& r) {
   using namespace depthwise;
   r.add({"dw_v1_direct", "depthwise", "one thread per output, any strides: the correctness fallback",
-         v1_direct_accepts, v1_direct_launch});
+         v1_direct_accepts, v1_direct_launch, "src/depthwise/dw_v1_direct.cu"});
   r.add({"dw_v2_channels_last", "depthwise",
          "NDHWC: consecutive threads take consecutive channels (4-channel packed loads), 8 outputs per thread along W "
          "from a sliding register window, weights staged once per CTA in shared memory",
-         v2_channels_last_accepts, v2_channels_last_launch});
+         v2_channels_last_accepts, v2_channels_last_launch, "src/depthwise/dw_v2_channels_last.cu"});
   r.add({"dw_v3_smem_tile", "depthwise",
          "NCDHW: zero-padded input halo tile staged once in shared memory, 8x4 outputs per thread from register "
          "windows, common filter sizes as template parameters",
-         v3_smem_tile_accepts, v3_smem_tile_launch});
+         v3_smem_tile_accepts, v3_smem_tile_launch, "src/depthwise/dw_v3_smem_tile.cu"});
+  r.add({"dw_v3b_smem_occupancy", "depthwise",
+         "v3 re-tiled for occupancy and grid fill: 128-thread CTAs under 48 KB stream a depth chunk through a ring of "
+         "input slices (next slices loaded during the FMAs), tile/depths-per-step/chunk from a cost model with the SM "
+         "count, 4x8 outputs per thread, stride-2 and dilation-2 3x3 windows in registers",
+         v3b_smem_occupancy_accepts, v3b_smem_occupancy_launch, "src/depthwise/dw_v3b_smem_occupancy.cu"});
   r.add({"dw_v4_mma_toeplitz", "depthwise",
          "tensor cores: banded Toeplitz of the W taps as the mma.sync B operand, input rows as A",
-         v4_mma_toeplitz_accepts, v4_mma_toeplitz_launch});
+         v4_mma_toeplitz_accepts, v4_mma_toeplitz_launch, "src/depthwise/dw_v4_mma_toeplitz.cu"});
   r.add({"dw_v5_mma_pipelined", "depthwise",
          "v4 streamed: depth slices in a 4-stage cp.async ring (loads overlap MMAs), each A fragment feeds T output "
          "depths (stride_d 1), two output rows per MMA when S <= 5",
-         v5_mma_pipelined_accepts, v5_mma_pipelined_launch});
+         v5_mma_pipelined_accepts, v5_mma_pipelined_launch, "src/depthwise/dw_v5_mma_pipelined.cu"});
+  r.add({"dw_v6_mma_hoisted", "depthwise",
+         "v5 with the per-slice bookkeeping hoisted: chunk positions, output offsets and bounds computed once per CTA "
+         "(a slice adds its base), padding zeroed once per stage, accumulators start at the bias",
+         v6_mma_hoisted_accepts, v6_mma_hoisted_launch, "src/depthwise/dw_v6_mma_hoisted.cu"});
 }
 
 // The rule: the most advanced rung that accepts the problem, in ladder order measured in NOTES.md.
 const Variant* choose_depthwise(const ConvProblem& p, std::string* why) {
-  static const char* preference[] = {"dw_v5_mma_pipelined", "dw_v4_mma_toeplitz", "dw_v3_smem_tile", "dw_v2_channels_last", "dw_v1_direct"};
+  static const char* preference[] = {"dw_v6_mma_hoisted", "dw_v5_mma_pipelined", "dw_v4_mma_toeplitz",
+                                     "dw_v3b_smem_occupancy", "dw_v3_smem_tile", "dw_v2_channels_last",
+                                     "dw_v1_direct"};
   for (const char* name : preference) {
     const Variant* v = Registry::instance().find(name);
     if (v && v->accepts(p).empty()) {

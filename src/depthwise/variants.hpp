@@ -23,10 +23,16 @@ void v2_channels_last_launch(const ConvProblem& p, const ConvArgs& a, cudaStream
 std::string v3_smem_tile_accepts(const ConvProblem& p);
 void v3_smem_tile_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
 
+std::string v3b_smem_occupancy_accepts(const ConvProblem& p);
+void v3b_smem_occupancy_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
 std::string v4_mma_toeplitz_accepts(const ConvProblem& p);
 void v4_mma_toeplitz_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
 
 std::string v5_mma_pipelined_accepts(const ConvProblem& p);
 void v5_mma_pipelined_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
+std::string v6_mma_hoisted_accepts(const ConvProblem& p);
+void v6_mma_hoisted_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
 
 }  // namespace kforge::depthwise

@@ -28,6 +28,9 @@ struct Variant {
   // "" when the variant computes this problem correctly; otherwise the reason it refuses.
   std::function<std::string(const ConvProblem&)> accepts;
   std::function<void(const ConvProblem&, const ConvArgs&, cudaStream_t)> launch;
+  // Its translation unit relative to the source tree ("src/depthwise/dw_v1_direct.cu"), for `kforge asm`;
+  // "" for anchors, whose kernels are not kforge's.
+  std::string source;
   std::function<size_t(const ConvProblem&)> workspace = [](const ConvProblem&) { return size_t{0}; };
   bool library = true;  // false: a comparison anchor (cuDNN), never chosen by kforge::conv
 };

@@ -1,0 +1,201 @@
+// dw_v6_mma_hoisted's parts of the pipelined kernel (dw_pipelined.cuh with kHoisted = true): everything a CTA can
+// compute once because its tile is the same for every depth slice, and the lean per-slice code that uses it.
+//   staging:  ChunkGrid (host) and ChunkGridStager: each thread's 16-byte chunk positions, offsets and inside-the-
+//             input masks; a slice adds its base. Padding chunks are zeroed once per stage (zero_stages).
+//   MMAs:     hoisted_slice_mmas: per-lane A addresses rebased once per slice, warp-uniform step offsets.
+//   epilogue: output_pairs: each output pair's plane offset with its bounds folded in; hoisted_store_and_reset.
+// Limits: 16-byte chunks (W % 8 == 0, x 16-byte aligned) and output depth planes of < 2^31 elements; the rest of
+// dw_pipelined.cuh's.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "depthwise/dw_pipelined_common.cuh"
+
+namespace kforge::depthwise::pipelined {
+
+// ---- staging ----
+
+// How a CTA covers the rows_in x cols_in/8 grid of 16-byte chunks of a slice: in blocks of rows_per_pass x
+// cols_per_pass chunks, one chunk per thread and block (threads past rows_per_pass * cols_per_pass idle), so a
+// thread's chunks differ by block offsets that are the same for every thread. Computed on the host (a kernel
+// parameter: no registers). The 80 KB budget bounds the blocks by 10 rows and 5 columns; the masks hold 16 each.
+struct ChunkGrid {
+  int cols_per_pass = 0, rows_per_pass = 0, row_blocks = 0, col_blocks = 0;
+  uint32_t smem_row_step = 0;  // bytes between row blocks in a stage
+  int64_t gmem_row_step = 0;   // bytes between row blocks in a depth slice
+  static constexpr int kMaxBlocks = 16;
+
+  ChunkGrid() = default;
+  ChunkGrid(const Plan& plan, const ConvProblem& p) {
+    const int width = plan.cols_in / 8;
+    cols_per_pass = std::min(width, kThreads);
+    rows_per_pass = kThreads / cols_per_pass;
+    row_blocks = (plan.rows_in + rows_per_pass - 1) / rows_per_pass;
+    col_blocks = (width + cols_per_pass - 1) / cols_per_pass;
+    smem_row_step = 2u * static_cast<uint32_t>(rows_per_pass * plan.pitch);
+    gmem_row_step = 2 * rows_per_pass * p.x_strides[3];
+  }
+};
+
+// One thread's share of the staging. The tile is the same for every slice, so the thread's chunk position,
+// offsets and inside-the-input masks are computed once per CTA; a slice adds its base and copies only the chunks
+// inside the input (the others were zeroed once, in every stage, and nothing writes them again). Addresses are
+// integers until a chunk is known to be inside the input. Host-callable, so it can be checked on the CPU.
+class ChunkGridStager {
+ public:
+  __host__ __device__ ChunkGridStager(const Geometry& g, const Plan& plan, const ChunkGrid& grid, int64_t ih0,
+                                      int64_t iw0, int thread) {
+    const int tr = thread / grid.cols_per_pass, tc = thread % grid.cols_per_pass;
+    for (int rb = 0; rb < grid.row_blocks; ++rb) {
+      const int row = tr + rb * grid.rows_per_pass;
+      const int64_t ih = ih0 + row;
+      if (tr < grid.rows_per_pass && row < plan.rows_in && ih >= 0 && ih < g.H) in_mask_ |= 1u << rb;
+    }
+    for (int cb = 0; cb < grid.col_blocks; ++cb) {
+      const int col = tc + cb * grid.cols_per_pass;
+      const int64_t iw = iw0 + 8 * col;
+      if (col < plan.cols_in / 8 && iw >= 0 && iw < g.W) in_mask_ |= 1u << (ChunkGrid::kMaxBlocks + cb);
+    }
+    smem_base_ = 2u * static_cast<uint32_t>(tr * plan.pitch + 8 * tc);
+    gmem_base_ = 2 * static_cast<uint64_t>((ih0 + tr) * g.xs[3] + iw0 + 8 * tc);  // modulo 2^64, like an address
+  }
+
+  // Calls copy(in, smem, gmem) for each of the thread's chunks of the depth slice at global address `slice` (its
+  // (0, 0) element) and the stage at shared address `stage`: bit 0 of `in` set when the chunk lies in the input.
+  template <typename Copy>
+  __host__ __device__ void for_each_chunk(uint32_t stage, uint64_t slice, const ChunkGrid& grid, Copy&& copy) const {
+    uint32_t smem_row = stage + smem_base_;
+    uint64_t gmem_row = slice + gmem_base_;
+    const uint32_t col_in = in_mask_ >> ChunkGrid::kMaxBlocks;
+    if (grid.col_blocks == 1) {  // rows of at most kThreads chunks: one chunk per row block
+#pragma unroll 1
+      for (int rb = 0; rb < grid.row_blocks; ++rb, smem_row += grid.smem_row_step, gmem_row += grid.gmem_row_step) {
+        copy(in_mask_ >> rb & col_in, smem_row, gmem_row);
+      }
+      return;
+    }
+    for (int rb = 0; rb < grid.row_blocks; ++rb, smem_row += grid.smem_row_step, gmem_row += grid.gmem_row_step) {
+#pragma unroll 1
+      for (int cb = 0; cb < grid.col_blocks; ++cb) {
+        const uint32_t cols = static_cast<uint32_t>(cb * grid.cols_per_pass);
+        copy(in_mask_ >> rb & col_in >> cb, smem_row + 16 * cols, gmem_row + 16 * cols);
+      }
+    }
+  }
+
+ private:
+  uint32_t in_mask_ = 0;  // bit rb: the thread's chunks in row block rb lie in the input rows; bit 16 + cb: columns
+  uint32_t smem_base_;    // the thread's chunk of block (0, 0): byte offset in a stage
+  uint64_t gmem_base_;    // and in a depth slice
+};
+
+// Zeroes the kStages stages (16-byte stores): before any cp.async, followed by a barrier.
+__device__ __forceinline__ void zero_stages(uint16_t* stages, const Plan& plan) {
+  uint4* words = reinterpret_cast<uint4*>(stages);
+  for (int i = threadIdx.x; i < kStages * plan.slice_elems() / 8; i += kThreads) words[i] = make_uint4(0, 0, 0, 0);
+}
+
+// ---- the MMAs of one slice ----
+
+// Slice j's MMAs (u = j mod T, a compile-time index in the caller's unrolled loop): its product with filter depth
+// t goes to accumulator set (u - t) mod T. Each lane keeps its A addresses (a_addr = its stage offsets + a_base,
+// a_base warp-uniform), rebased once per slice; a step adds warp-uniform offsets, which ptxas folds into the loads
+// ([R + UR]). B fragments are [step][t][lane], so a step's T loads sit at fixed offsets from one address.
+// warp_tiles: the M-tiles this warp computes (16*(warp + kWarps*i) < units).
+template <typename E, int T, int MT>
+__device__ __forceinline__ void hoisted_slice_mmas(float (&acc)[T][MT][4], int u, uint32_t slice,
+                                                   uint32_t (&a_addr)[MT][2], uint32_t& a_base, uint32_t a_high,
+                                                   uint32_t step_bytes, uint32_t b_lane, int steps, int warp_tiles) {
+  constexpr uint32_t kBBytes = 32 * sizeof(uint2);  // one B fragment of the warp
+#pragma unroll
+  for (int i = 0; i < MT; ++i) a_addr[i][0] += slice - a_base, a_addr[i][1] += slice - a_base;
+  a_base = slice;
+  for (int step = 0; step < steps; ++step) {
+    uint2 b[T];
+#pragma unroll
+    for (int t = 0; t < T; ++t) b[t] = lds64(b_lane + (step * T + t) * kBBytes);
+    const uint32_t low = step * step_bytes, high = low + a_high;
+    uint32_t a[MT][4];
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+      if (i < warp_tiles) {
+        a[i][0] = lds32(a_addr[i][0] + low);
+        a[i][1] = lds32(a_addr[i][1] + low);
+        a[i][2] = lds32(a_addr[i][0] + high);
+        a[i][3] = lds32(a_addr[i][1] + high);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+      if (i < warp_tiles) {
+#pragma unroll
+        for (int t = 0; t < T; ++t) mma_m16n8k16<E>(acc[(u - t + T) % T][i], a[i], b[t]);
+      }
+    }
+  }
+}
+
+// ---- epilogue ----
+
+// Each output pair's offset in an output depth plane (lane maps as in dw_pipelined.cuh's direct_store_and_clear),
+// computed once per CTA with its bounds folded in: kNoPair when its first output is outside the output, bit 31 set
+// when only the first one is inside (unpaired stores only). Output depth planes have < 2^31 elements
+// (launcher-checked), so bit 31 is free. Host-callable, so it can be checked on the CPU.
+constexpr uint32_t kNoPair = 0xffffffffu, kFirstOnly = 0x80000000u;
+
+template <int P, int MT>
+__host__ __device__ inline void output_pairs(uint32_t (&offset)[MT][2], const Geometry& g, const Plan& plan, int warp,
+                                             int lane, int64_t h0, int64_t w0) {
+  const int oh = 2 * lane_quad(lane) / (8 / P), ow = 2 * lane_quad(lane) % (8 / P);
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int u = 16 * (warp + kWarps * i) + 8 * h + lane_group(lane);
+      const int64_t row = h0 + (u < plan.units ? plan.unit_row(u) : 0) + oh;
+      const int64_t col = w0 + (u < plan.units ? plan.unit_col(u) : 0) + ow;
+      const uint32_t at = static_cast<uint32_t>(row * g.ys[3] + col);
+      offset[i][h] = u >= plan.units || row >= g.Ho || col >= g.Wo ? kNoPair : col + 1 < g.Wo ? at : at | kFirstOnly;
+    }
+  }
+}
+
+// Output depth q leaves its accumulator set: stores it (when `store`) to output depth plane y_depth and restarts
+// it at the bias (the sets start there, so no add per output). Paired stores: Wo is even, so a pair is wholly in
+// or out.
+template <typename E, int MT>
+__device__ __forceinline__ void hoisted_store_and_reset(float (&done)[MT][4], E* y_depth, bool store,
+                                                        const uint32_t (&offset)[MT][2], float bias,
+                                                        bool paired_stores) {
+  if (store && paired_stores) {
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (offset[i][h] != kNoPair) {
+          *reinterpret_cast<Pair<E>*>(y_depth + offset[i][h]) = pack_pair<E>(done[i][2 * h], done[i][2 * h + 1]);
+        }
+      }
+    }
+  } else if (store) {
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (offset[i][h] == kNoPair) continue;
+        E* first = y_depth + (offset[i][h] & ~kFirstOnly);
+        first[0] = from_float<E>(done[i][2 * h]);
+        if (!(offset[i][h] & kFirstOnly)) first[1] = from_float<E>(done[i][2 * h + 1]);
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+#pragma unroll
+    for (int v = 0; v < 4; ++v) done[i][v] = bias;
+  }
+}
+
+}  // namespace kforge::depthwise::pipelined

@@ -1,0 +1,294 @@
+// The depth-streaming tensor-core depthwise kernel of dw_v5_mma_pipelined (kHoisted = false) and
+// dw_v6_mma_hoisted (kHoisted = true): mma.sync m16n8k16, fp32 accumulation, operands from dw_toeplitz.cuh.
+// A CTA owns one (n, k) channel x a tile of the output plane (the whole plane when it fits) x a chunk of output
+// depths, and streams the input depth slices through a ring of kStages shared-memory stages that cp.async fills
+// kStages-1 slices ahead. With stride_d == dilation_d == 1, input slice z feeds output depth z + pad_d - t through
+// filter depth t, so every A fragment read from a slice serves T MMAs into T rotating accumulator sets.
+// The variants differ only in the per-slice bookkeeping around the MMAs: v5 re-derives every chunk's and every
+// output's position for each slice (stage_slice, its MMA loop, direct_store_and_clear, below); v6 computes them
+// once per CTA (dw_hoisted.cuh). v5's code is kept as measured: its kernels compile to the same SASS as before v6.
+// Limits: bf16/f16; x and y dense NCDHW; stride_w == dilation_w == 1; stride_d == dilation_d == 1; T <= kMaxT;
+// S + pad_w % 2 <= 9; one tile row of units and its slice ring fit kSmemBudget (pipelined_refusal says which).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "depthwise/dw_hoisted.cuh"
+#include "depthwise/dw_pipelined_common.cuh"
+
+namespace kforge::depthwise::pipelined {
+
+// ---- v5's per-slice staging and epilogue ----
+
+// Stages input rows ih0.. and columns iw0.. of one depth slice (x_slice: its (0, 0) element), zero outside the
+// input. `vector_loads`: iw0 and W are multiples of 8 and x is 16-byte aligned, so every 8-column chunk is wholly
+// inside or outside the input and goes by one cp.async; otherwise element by element (synchronous).
+__device__ __forceinline__ void stage_slice(uint16_t* __restrict__ dst, const uint16_t* __restrict__ x_slice,
+                                            const Geometry& g, const Plan& plan, int64_t ih0, int64_t iw0,
+                                            bool vector_loads) {
+  const int width = vector_loads ? plan.cols_in / 8 : plan.cols_in;
+  for (int idx = threadIdx.x; idx < plan.rows_in * width; idx += kThreads) {
+    const int row = idx / width;
+    const int64_t ih = ih0 + row;
+    const bool row_in = ih >= 0 && ih < g.H;
+    if (vector_loads) {
+      const int col = 8 * (idx % width);
+      const int64_t iw = iw0 + col;
+      const bool in = row_in && iw >= 0 && iw < g.W;
+      cp_async_16(dst + row * plan.pitch + col, in ? x_slice + ih * g.xs[3] + iw : x_slice, in);
+    } else {
+      const int col = idx % width;
+      const int64_t iw = iw0 + col;
+      dst[row * plan.pitch + col] = row_in && iw >= 0 && iw < g.W ? x_slice[ih * g.xs[3] + iw] : uint16_t(0);
+    }
+  }
+}
+
+// Output depth q leaves its accumulator set: stores it (when `store`) to output depth plane y_depth from each
+// unit's packed tile position (unit_pos: tile row << 16 | tile column, kNoUnit past the tile), bounds-checked in
+// 64 bits, and clears it. C values 2h, 2h+1 of M-tile i of lane (g, q): unit 16*(warp + kWarps*i) + 8h + g, unit
+// outputs n = 2q, 2q+1 (same output row oh = 2q / (8/P), columns ow, ow + 1 with ow = 2q % (8/P)).
+template <typename E, int P, int MT>
+__device__ __forceinline__ void direct_store_and_clear(float (&done)[MT][4], E* y_depth, bool store,
+                                                       const uint32_t (&unit_pos)[MT][2], int64_t h0, int64_t w0,
+                                                       float bias, bool paired_stores, const Geometry& g, int lane) {
+  const int oh = 2 * lane_quad(lane) / (8 / P), ow = 2 * lane_quad(lane) % (8 / P);
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t pos = unit_pos[i][h];
+      const int64_t row = h0 + (pos >> 16) + oh;
+      if (store && pos != kNoUnit && row < g.Ho) {
+        store_output_pair(y_depth + row * g.ys[3], w0 + (pos & 0xffff) + ow, g.Wo, done[i][2 * h] + bias,
+                          done[i][2 * h + 1] + bias, paired_stores);
+      }
+      done[i][2 * h] = done[i][2 * h + 1] = 0.f;
+    }
+  }
+}
+
+// ---- the kernel ----
+
+// grid.x: (channel n*K + k, depth chunk, row tile, column tile), column tile fastest.
+// Dynamic shared memory: kStages staged slices, then the channel's B fragments (v5: [t][step][lane], v6:
+// [step][t][lane]). `grid`: v6's staging plan (v5 ignores it; last, so v5's other parameters keep their offsets).
+// Lane (g, q) of M-tile i feeds A rows g and g+8 (units 16*(warp + kWarps*i) + {0, 8} + g, window columns 2q,
+// 2q+1); A registers 2 and 3 hold K elements 8..15, a_high bytes further.
+template <typename E, int P, int T, bool kHoisted>
+__global__ void __launch_bounds__(kThreads, 2)
+pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__ x, const uint16_t* __restrict__ w,
+                 const E* __restrict__ bias, E* __restrict__ y, bool vector_loads, bool paired_stores,
+                 const ChunkGrid grid) {
+  constexpr int MT = m_tiles_per_warp(P, T);
+  extern __shared__ uint4 smem_words[];
+  uint16_t* stages = reinterpret_cast<uint16_t*>(smem_words);
+  uint2* b_frags = reinterpret_cast<uint2*>(stages + kStages * plan.slice_elems());
+
+  int64_t cta = blockIdx.x;
+  const int64_t col_tile = cta % plan.col_tiles;
+  cta /= plan.col_tiles;
+  const int64_t row_tile = cta % plan.row_tiles;
+  cta /= plan.row_tiles;
+  const int64_t depth_chunk = cta % plan.depth_chunks;
+  const int64_t n = cta / plan.depth_chunks / g.K, k = cta / plan.depth_chunks % g.K;
+  const uint16_t* x_plane = x + n * g.xs[0] + k / g.multiplier * g.xs[1];
+  const uint16_t* w_k = w + k * g.ws[0];
+  E* y_plane = y + n * g.ys[0] + k * g.ys[1];
+  const float bias_k = bias ? to_float(bias[k]) : 0.f;
+
+  // Broadcast so the compiler sees the warp index as warp-uniform: the M-tile checks become uniform branches.
+  const int warp = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 32), 0), lane = threadIdx.x % 32;
+  const int64_t h0 = row_tile * plan.row_units * P;              // first output row of the tile
+  const int64_t w0 = col_tile * plan.col_units * (8 / P);        // first output column
+  const int64_t ih0 = h0 * g.stride[1] - g.pad_lo[1];            // input row of staged row 0
+  const int64_t iw0 = w0 - plan.left_margin;                     // input column of staged column 0
+  const int64_t o0 = depth_chunk * plan.chunk_depths;            // first output depth of the chunk
+  const int outputs = static_cast<int>(std::min(plan.chunk_depths, g.Do - o0));
+  const int64_t z0 = o0 - g.pad_lo[0];                           // input depth of slice 0
+  const int slices = outputs + T - 1;
+
+  for (int idx = threadIdx.x; idx < T * plan.steps * 32; idx += kThreads) {
+    int step, t;
+    if constexpr (kHoisted) {
+      step = idx / 32 / T, t = idx / 32 % T;
+    } else {
+      step = idx / 32 % plan.steps, t = idx / 32 / plan.steps;
+    }
+    b_frags[idx] =
+        toeplitz_b_fragment<P>(w_k + t * g.ws[2], g.ws[3], g.ws[4], step, plan.col_shift, g.R, g.S, idx % 32);
+  }
+
+  uint32_t a_offset[MT][2];  // bytes into a stage (v6: plus a_base, see hoisted_slice_mmas)
+  uint32_t unit_pos[MT][2];  // v5's epilogue: (tile row << 16 | tile column) of the unit's first output, or kNoUnit
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int u = 16 * (warp + kWarps * i) + 8 * h + lane_group(lane);
+      const bool real = u < plan.units;
+      a_offset[i][h] = 2 * (plan.unit_window(real ? u : 0) + 2 * lane_quad(lane));
+      unit_pos[i][h] = real ? uint32_t(plan.unit_row(u)) << 16 | uint32_t(plan.unit_col(u)) : kNoUnit;
+    }
+  }
+  // A registers 2 and 3: 8 columns further (P = 1) or the next filter row (P = 2). In bytes.
+  const uint32_t a_high = 2 * (P == 1 ? 8 : static_cast<uint32_t>(g.dilation[1]) * plan.pitch);
+  const uint32_t step_bytes = 2 * P * static_cast<uint32_t>(g.dilation[1]) * plan.pitch;
+  const uint32_t stages_addr = static_cast<uint32_t>(__cvta_generic_to_shared(stages));
+  const uint32_t slice_bytes = 2 * plan.slice_elems();
+
+  // v6's per-CTA state (dw_hoisted.cuh). Slices j in [j_first, j_end) hold input depths z0 + j in [0, D), the
+  // others are depth padding (never staged nor multiplied); slice j starts at global address x_slices +
+  // j * x_slice_bytes (integers: x_slices lies before x when z0 < 0). y_depth: output depth o0 + j - (T-1)'s plane.
+  const ChunkGridStager stager(g, plan, grid, ih0, iw0, threadIdx.x);
+  uint32_t pair_offset[MT][2];
+  if constexpr (kHoisted) output_pairs<P, MT>(pair_offset, g, plan, warp, lane, h0, w0);
+  uint32_t a_base = 0;
+  const int j_first = static_cast<int>(std::clamp<int64_t>(-z0, 0, slices));
+  const int j_end = static_cast<int>(std::clamp<int64_t>(g.D - z0, 0, slices));
+  const uint64_t x_slice_bytes = 2 * static_cast<uint64_t>(g.xs[2]);
+  const uint64_t x_slices = reinterpret_cast<uint64_t>(x_plane) + static_cast<uint64_t>(z0) * x_slice_bytes;
+  E* y_depth = y_plane + (o0 - (T - 1)) * g.ys[2];
+  if constexpr (kHoisted) {
+    zero_stages(stages, plan);
+    __syncthreads();  // the zeros land before any cp.async of another thread writes the same stage
+  }
+
+  auto stage = [&](int j) {
+    if constexpr (kHoisted) {
+      if (j >= j_first && j < j_end) {
+        stager.for_each_chunk(stages_addr + j % kStages * slice_bytes, x_slices + j * x_slice_bytes, grid,
+                              [](uint32_t in, uint32_t smem, uint64_t gmem) { cp_async_16_if(in, smem, gmem); });
+      }
+    } else {
+      const int64_t z = z0 + j;
+      if (z >= 0 && z < g.D) {
+        stage_slice(stages + j % kStages * plan.slice_elems(), x_plane + z * g.xs[2], g, plan, ih0, iw0, vector_loads);
+      }
+    }
+  };
+  for (int j = 0; j < kStages - 1; ++j) {
+    if (j < slices) stage(j);
+    cp_async_commit();  // one group per slice, empty or not, keeps the wait_group count exact
+  }
+
+  float acc[T][MT][4];
+#pragma unroll
+  for (int t = 0; t < T; ++t) {
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+#pragma unroll
+      for (int v = 0; v < 4; ++v) acc[t][i][v] = kHoisted ? bias_k : 0.f;  // v6 folds the bias into the sets
+    }
+  }
+  for (int j0 = 0; j0 < slices; j0 += T) {
+    // Unrolled by T so that accumulator set (output depth o0 + q lives in set q % T) indices are compile-time.
+#pragma unroll
+    for (int u = 0; u < T; ++u) {
+      const int j = j0 + u;  // slice j: input depth z0 + j, feeding output o0 + j - t through filter depth t
+      if (j >= slices) break;
+      cp_async_wait<kStages - 2>();  // this thread's copies of slice j have landed
+      __syncthreads();               // everyone's have; and stage (j - 1) % kStages is no longer read
+      if (j + kStages - 1 < slices) stage(j + kStages - 1);
+      cp_async_commit();
+
+      // The MMAs of slice j (none for depth padding: it contributes zero). Per step, all loads first so their
+      // latency overlaps, then T MMAs per M-tile. Filter depths that reach an output outside the chunk (the first
+      // and last T-1 slices) run anyway: such a product lands in the set of an output that is not live and is
+      // reset before that set is used (below); skipping it would put a predicate, hence a warp re-convergence, on
+      // every MMA.
+      if constexpr (kHoisted) {
+        if (j >= j_first && j < j_end) {
+          const uint32_t b_lane = static_cast<uint32_t>(__cvta_generic_to_shared(b_frags + lane));
+          const int warp_tiles = (plan.m_tiles - warp + kWarps - 1) / kWarps;  // warp-uniform
+          hoisted_slice_mmas<E>(acc, u, stages_addr + j % kStages * slice_bytes, a_offset, a_base, a_high,
+                                step_bytes, b_lane, plan.steps, warp_tiles);
+        }
+      } else {
+        // Inline, not a function: as a function, ptxas schedules v5's T = 4 and T = 7 kernels differently.
+        const int64_t z = z0 + j;
+        if (z >= 0 && z < g.D) {
+          const uint32_t slice = stages_addr + j % kStages * slice_bytes;
+          for (int step = 0; step < plan.steps; ++step) {
+            uint2 b[T];
+#pragma unroll
+            for (int t = 0; t < T; ++t) b[t] = b_frags[(t * plan.steps + step) * 32 + lane];
+            const uint32_t a_step = slice + step * step_bytes;
+            uint32_t a[MT][4];
+#pragma unroll
+            for (int i = 0; i < MT; ++i) {
+              if (warp + kWarps * i < plan.m_tiles) {
+                a[i][0] = lds32(a_step + a_offset[i][0]);
+                a[i][1] = lds32(a_step + a_offset[i][1]);
+                a[i][2] = lds32(a_step + a_offset[i][0] + a_high);
+                a[i][3] = lds32(a_step + a_offset[i][1] + a_high);
+              }
+            }
+#pragma unroll
+            for (int i = 0; i < MT; ++i) {
+              if (warp + kWarps * i < plan.m_tiles) {
+#pragma unroll
+                for (int t = 0; t < T; ++t) mma_m16n8k16<E>(acc[(u - t + T) % T][i], a[i], b[t]);
+              }
+            }
+          }
+        }
+      }
+
+      // Output q = j - (T-1) has seen its last filter depth: store it (when it exists) and reset its set, which
+      // output q + T starts to use at slice j + 1. Before that, only products for outputs q' < 0 or >= outputs
+      // (not live) may have landed in the set.
+      if constexpr (kHoisted) {
+        hoisted_store_and_reset(acc[(u + 1) % T], y_depth, j >= T - 1, pair_offset, bias_k, paired_stores);
+        y_depth += g.ys[2];
+      } else {
+        direct_store_and_clear<E, P, MT>(acc[(u + 1) % T], y_plane + (o0 + j - (T - 1)) * g.ys[2], j >= T - 1,
+                                         unit_pos, h0, w0, bias_k, paired_stores, g, lane);
+      }
+    }
+  }
+}
+
+// ---- host launch ----
+
+template <bool kHoisted, typename E, int P, int T = 1>
+void launch_depth(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const Plan& plan) {
+  if constexpr (T < kMaxT) {
+    if (p.T != T) return launch_depth<kHoisted, E, P, T + 1>(p, a, s, plan);
+  }
+  auto kernel = pipelined_kernel<E, P, T, kHoisted>;
+  const size_t smem = plan.smem_bytes(T);
+  allow_dynamic_smem(kernel, smem);
+  // cp.async of 8-column chunks needs W % 8 == 0 (iw0 already is a multiple of 8) and a 16-byte aligned x.
+  const bool vector_loads = p.W % 8 == 0 && is_aligned(a.x, 16);
+  const bool paired_stores = p.Wo % 2 == 0 && is_aligned(a.y, 4);
+  const int64_t ctas = p.N * p.K * plan.depth_chunks * plan.row_tiles * plan.col_tiles;
+  kernel<<<static_cast<unsigned>(ctas), kThreads, smem, s>>>(
+      make_geometry(p), plan, static_cast<const uint16_t*>(a.x), static_cast<const uint16_t*>(a.w),
+      p.has_bias ? static_cast<const E*>(a.bias) : nullptr, static_cast<E*>(a.y), vector_loads, paired_stores,
+      kHoisted ? ChunkGrid(plan, p) : ChunkGrid());
+  KF_LAUNCH_CHECK();
+}
+
+// Launches the kernel with the cached plan of p (v5: kHoisted = false, v6: true); `variant` names the caller.
+template <bool kHoisted>
+void launch_pipelined(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const char* variant) {
+  if (p.y_numel() == 0) return;
+  const Plan plan = cached_plan(p, current_sm_count());
+  KF_CHECK(plan.units > 0, std::string(variant) + ": launched on a problem its accepts() refuses");
+  if constexpr (kHoisted) {
+    KF_CHECK(p.W % 8 == 0 && is_aligned(a.x, 16), std::string(variant) + ": expected 16-byte chunks of x");
+    const ChunkGrid grid(plan, p);
+    KF_CHECK(grid.row_blocks <= ChunkGrid::kMaxBlocks && grid.col_blocks <= ChunkGrid::kMaxBlocks,
+             std::string(variant) + ": the chunk grid exceeds its masks");
+  }
+  dispatch_mma_element_type(p.dtype, variant, [&](auto tag) {
+    using E = typename decltype(tag)::type;
+    if (plan.P == 2) return launch_depth<kHoisted, E, 2>(p, a, s, plan);  // the tile plan picks the row packing
+    launch_depth<kHoisted, E, 1>(p, a, s, plan);
+  });
+}
+
+}  // namespace kforge::depthwise::pipelined

@@ -1,0 +1,99 @@
+// Definitions shared by the parts of the pipelined depthwise kernel (dw_pipelined.cuh, dw_hoisted.cuh): the CTA
+// shape, the tile plan and its host functions (defined in dw_v5_mma_pipelined.cu), cp.async and shared-memory
+// access helpers. Limits: see dw_pipelined.cuh.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <string>
+
+#include "depthwise/dw_common.cuh"
+#include "depthwise/dw_toeplitz.cuh"
+
+namespace kforge::depthwise::pipelined {
+
+using namespace toeplitz;
+
+constexpr int kWarps = 8;
+constexpr int kThreads = kWarps * 32;
+constexpr int kStages = 4;  // 3 slices in flight per CTA: with 2 CTAs per SM, ~60 KB of loads in flight per SM
+constexpr int kMaxT = 7;
+// Two CTAs per SM on A100 (164 KB) and H100/H200 (228 KB).
+constexpr int64_t kSmemBudget = 80 * 1024;
+constexpr uint32_t kNoUnit = 0xffffffffu;
+
+// M-tiles per warp, by P and T: T sets x MT tiles x 4 fp32 accumulators plus 4 offset registers per tile, the
+// largest MT that ptxas fits in the 128 registers of 2 CTAs per SM without spilling (P = 1 at T = 3, 4 needs
+// one tile less than P = 2).
+__host__ __device__ constexpr int m_tiles_per_warp(int P, int T) {
+  constexpr int kP1[kMaxT + 1] = {0, 4, 4, 3, 2, 2, 2, 1};
+  constexpr int kP2[kMaxT + 1] = {0, 4, 4, 4, 3, 2, 2, 1};
+  return P == 1 ? kP1[T] : kP2[T];
+}
+
+struct Plan {
+  int P = 1;            // output rows per unit
+  int col_units = 0;    // units across the tile: col_units * 8/P output columns
+  int row_units = 0;    // units down the tile: row_units * P output rows
+  int units = 0;        // col_units * row_units; 0 when the problem is refused
+  int m_tiles = 0;      // ceil(units / 16)
+  int steps = 0;        // MMAs per filter depth and M-tile
+  int col_shift = 0;    // pad_w % 2: every K window starts on an even staged column
+  int64_t left_margin = 0;  // staged columns left of the tile's first output column: a multiple of 8 >= pad_w + shift
+  int window0 = 0;      // staged column of the K window of a unit at tile column 0: left_margin - pad_w - col_shift
+  int row_stride = 0;   // staged elements between consecutive output rows: stride_h * pitch
+  int rows_in = 0, cols_in = 0, pitch = 0;  // one staged slice; cols_in is a multiple of 8
+  int64_t row_tiles = 0, col_tiles = 0, depth_chunks = 0, chunk_depths = 0;
+
+  __host__ __device__ int slice_elems() const { return rows_in * pitch; }
+  size_t smem_bytes(int64_t T) const {
+    return static_cast<size_t>(kStages * slice_elems() * 2 + T * steps * 32 * int64_t(sizeof(uint2)));
+  }
+  // Tile position of unit u's first output, and the staged offset of its K window (kr = 0, step 0).
+  __host__ __device__ int unit_row(int u) const { return u / col_units * P; }
+  __host__ __device__ int unit_col(int u) const { return u % col_units * (8 / P); }
+  __host__ __device__ int unit_window(int u) const { return unit_row(u) * row_stride + unit_col(u) + window0; }
+};
+
+// The tile plan for `sm_count` SMs (0: no depth chunks); units == 0 when the problem does not fit.
+Plan plan_for(const ConvProblem& p, int64_t sm_count);
+// plan_for, computed once per (problem, SM count) and process: the search behind it costs ~0.1 ms of host time.
+Plan cached_plan(const ConvProblem& p, int64_t sm_count);
+// Shared-memory wavefronts of one slice's A-fragment loads (the bank-conflict count the pitch search minimizes).
+int64_t a_load_wavefronts(const Plan& plan);
+// The refusals of v5 and v6 (same problems): "" when the kernel computes p.
+std::string pipelined_refusal(const ConvProblem& p);
+
+// ---- cp.async and shared-memory access ----
+
+__device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src, bool valid) {
+  const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(smem_dst));
+  // src-size 0 zero-fills the 16 bytes without reading: the padding and the margins of the tile.
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem_src), "r"(valid ? 16 : 0));
+}
+// Copies 16 bytes when bit 0 of `copy` is set; predicated in PTX, so no branch (and no warp re-convergence).
+__device__ __forceinline__ void cp_async_16_if(uint32_t copy, uint32_t smem_addr, uint64_t gmem_addr) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %0, 0;\n @p cp.async.cg.shared.global [%1], [%2], 16;\n}\n" ::"r"(copy & 1u),
+      "r"(smem_addr), "l"(gmem_addr));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending)); }
+
+// 32- and 64-bit shared-memory loads at a shared-window byte address (kept in registers: no generic-to-shared
+// conversions in the MMA loop). Volatile: the stage they read is rewritten by cp.async between barriers.
+__device__ __forceinline__ uint32_t lds32(uint32_t addr) {
+  uint32_t v;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr));
+  return v;
+}
+__device__ __forceinline__ uint2 lds64(uint32_t addr) {
+  uint2 v;
+  asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "r"(addr));
+  return v;
+}
+
+}  // namespace kforge::depthwise::pipelined
