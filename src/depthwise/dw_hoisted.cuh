@@ -1,4 +1,4 @@
-// dw_v6_mma_hoisted's parts of the pipelined kernel (dw_pipelined.cuh with kHoisted = true): everything a CTA can
+// The hoisted policies' parts of the pipelined kernel (dw_pipelined.cuh, v6 and v7): everything a CTA can
 // compute once because its tile is the same for every depth slice, and the lean per-slice code that uses it.
 //   staging:  ChunkGrid (host) and ChunkGridStager: each thread's 16-byte chunk positions, offsets and inside-the-
 //             input masks; a slice adds its base. Padding chunks are zeroed once per stage (zero_stages).
@@ -20,7 +20,7 @@ namespace kforge::depthwise::pipelined {
 // How a CTA covers the rows_in x cols_in/8 grid of 16-byte chunks of a slice: in blocks of rows_per_pass x
 // cols_per_pass chunks, one chunk per thread and block (threads past rows_per_pass * cols_per_pass idle), so a
 // thread's chunks differ by block offsets that are the same for every thread. Computed on the host (a kernel
-// parameter: no registers). The 80 KB budget bounds the blocks by 10 rows and 5 columns; the masks hold 16 each.
+// parameter: no registers). The budgets (<= 80 KB) bound the blocks by 10 rows and 5 columns; the masks hold 16.
 struct ChunkGrid {
   int cols_per_pass = 0, rows_per_pass = 0, row_blocks = 0, col_blocks = 0;
   uint32_t smem_row_step = 0;  // bytes between row blocks in a stage

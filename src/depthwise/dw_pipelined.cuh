@@ -1,14 +1,16 @@
-// The depth-streaming tensor-core depthwise kernel of dw_v5_mma_pipelined (kHoisted = false) and
-// dw_v6_mma_hoisted (kHoisted = true): mma.sync m16n8k16, fp32 accumulation, operands from dw_toeplitz.cuh.
+// The depth-streaming tensor-core depthwise kernel of dw_v5_mma_pipelined, dw_v6_mma_hoisted and
+// dw_v7_mma_occupancy (one Policy each, dw_pipelined_common.cuh): mma.sync m16n8k16, fp32 accumulation, operands
+// from dw_toeplitz.cuh.
 // A CTA owns one (n, k) channel x a tile of the output plane (the whole plane when it fits) x a chunk of output
 // depths, and streams the input depth slices through a ring of kStages shared-memory stages that cp.async fills
 // kStages-1 slices ahead. With stride_d == dilation_d == 1, input slice z feeds output depth z + pad_d - t through
 // filter depth t, so every A fragment read from a slice serves T MMAs into T rotating accumulator sets.
 // The variants differ only in the per-slice bookkeeping around the MMAs: v5 re-derives every chunk's and every
 // output's position for each slice (stage_slice, its MMA loop, direct_store_and_clear, below); v6 computes them
-// once per CTA (dw_hoisted.cuh). v5's code is kept as measured: its kernels compile to the same SASS as before v6.
+// once per CTA (dw_hoisted.cuh). v7 is v6 with fewer M-tiles per warp and a smaller shared-memory budget, for 3
+// CTAs per SM. v5's code is kept as measured: its kernels compile to the same SASS as before v6.
 // Limits: bf16/f16; x and y dense NCDHW; stride_w == dilation_w == 1; stride_d == dilation_d == 1; T <= kMaxT;
-// S + pad_w % 2 <= 9; one tile row of units and its slice ring fit kSmemBudget (pipelined_refusal says which).
+// S + pad_w % 2 <= 9; one tile row of units and its slice ring fit the policy's smem_budget (pipelined_refusal).
 #pragma once
 
 #include <algorithm>
@@ -77,12 +79,13 @@ __device__ __forceinline__ void direct_store_and_clear(float (&done)[MT][4], E* 
 // [step][t][lane]). `grid`: v6's staging plan (v5 ignores it; last, so v5's other parameters keep their offsets).
 // Lane (g, q) of M-tile i feeds A rows g and g+8 (units 16*(warp + kWarps*i) + {0, 8} + g, window columns 2q,
 // 2q+1); A registers 2 and 3 hold K elements 8..15, a_high bytes further.
-template <typename E, int P, int T, bool kHoisted>
-__global__ void __launch_bounds__(kThreads, 2)
+template <typename E, int P, int T, PolicyId kPolicy>
+__global__ void __launch_bounds__(kThreads, policy_of(kPolicy).ctas_per_sm)
 pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__ x, const uint16_t* __restrict__ w,
                  const E* __restrict__ bias, E* __restrict__ y, bool vector_loads, bool paired_stores,
                  const ChunkGrid grid) {
-  constexpr int MT = m_tiles_per_warp(P, T);
+  constexpr bool kHoisted = policy_of(kPolicy).hoisted;
+  constexpr int MT = policy_of(kPolicy).m_tiles_per_warp(P, T);
   extern __shared__ uint4 smem_words[];
   uint16_t* stages = reinterpret_cast<uint16_t*>(smem_words);
   uint2* b_frags = reinterpret_cast<uint2*>(stages + kStages * plan.slice_elems());
@@ -253,12 +256,12 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
 
 // ---- host launch ----
 
-template <bool kHoisted, typename E, int P, int T = 1>
+template <PolicyId kPolicy, typename E, int P, int T = 1>
 void launch_depth(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const Plan& plan) {
   if constexpr (T < kMaxT) {
-    if (p.T != T) return launch_depth<kHoisted, E, P, T + 1>(p, a, s, plan);
+    if (p.T != T) return launch_depth<kPolicy, E, P, T + 1>(p, a, s, plan);
   }
-  auto kernel = pipelined_kernel<E, P, T, kHoisted>;
+  auto kernel = pipelined_kernel<E, P, T, kPolicy>;
   const size_t smem = plan.smem_bytes(T);
   allow_dynamic_smem(kernel, smem);
   // cp.async of 8-column chunks needs W % 8 == 0 (iw0 already is a multiple of 8) and a 16-byte aligned x.
@@ -268,17 +271,17 @@ void launch_depth(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const
   kernel<<<static_cast<unsigned>(ctas), kThreads, smem, s>>>(
       make_geometry(p), plan, static_cast<const uint16_t*>(a.x), static_cast<const uint16_t*>(a.w),
       p.has_bias ? static_cast<const E*>(a.bias) : nullptr, static_cast<E*>(a.y), vector_loads, paired_stores,
-      kHoisted ? ChunkGrid(plan, p) : ChunkGrid());
+      policy_of(kPolicy).hoisted ? ChunkGrid(plan, p) : ChunkGrid());
   KF_LAUNCH_CHECK();
 }
 
-// Launches the kernel with the cached plan of p (v5: kHoisted = false, v6: true); `variant` names the caller.
-template <bool kHoisted>
+// Launches the policy's kernel with its cached plan of p; `variant` names the caller.
+template <PolicyId kPolicy>
 void launch_pipelined(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const char* variant) {
   if (p.y_numel() == 0) return;
-  const Plan plan = cached_plan(p, current_sm_count());
+  const Plan plan = cached_plan(p, current_sm_count(), kPolicy);
   KF_CHECK(plan.units > 0, std::string(variant) + ": launched on a problem its accepts() refuses");
-  if constexpr (kHoisted) {
+  if constexpr (policy_of(kPolicy).hoisted) {
     KF_CHECK(p.W % 8 == 0 && is_aligned(a.x, 16), std::string(variant) + ": expected 16-byte chunks of x");
     const ChunkGrid grid(plan, p);
     KF_CHECK(grid.row_blocks <= ChunkGrid::kMaxBlocks && grid.col_blocks <= ChunkGrid::kMaxBlocks,
@@ -286,8 +289,8 @@ void launch_pipelined(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, c
   }
   dispatch_mma_element_type(p.dtype, variant, [&](auto tag) {
     using E = typename decltype(tag)::type;
-    if (plan.P == 2) return launch_depth<kHoisted, E, 2>(p, a, s, plan);  // the tile plan picks the row packing
-    launch_depth<kHoisted, E, 1>(p, a, s, plan);
+    if (plan.P == 2) return launch_depth<kPolicy, E, 2>(p, a, s, plan);  // the tile plan picks the row packing
+    launch_depth<kPolicy, E, 1>(p, a, s, plan);
   });
 }
 

@@ -20,17 +20,26 @@ constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
 constexpr int kStages = 4;  // 3 slices in flight per CTA: with 2 CTAs per SM, ~60 KB of loads in flight per SM
 constexpr int kMaxT = 7;
-// Two CTAs per SM on A100 (164 KB) and H100/H200 (228 KB).
-constexpr int64_t kSmemBudget = 80 * 1024;
 constexpr uint32_t kNoUnit = 0xffffffffu;
 
-// M-tiles per warp, by P and T: T sets x MT tiles x 4 fp32 accumulators plus 4 offset registers per tile, the
-// largest MT that ptxas fits in the 128 registers of 2 CTAs per SM without spilling (P = 1 at T = 3, 4 needs
-// one tile less than P = 2).
-__host__ __device__ constexpr int m_tiles_per_warp(int P, int T) {
-  constexpr int kP1[kMaxT + 1] = {0, 4, 4, 3, 2, 2, 2, 1};
-  constexpr int kP2[kMaxT + 1] = {0, 4, 4, 4, 3, 2, 2, 1};
-  return P == 1 ? kP1[T] : kP2[T];
+// What the instantiations of the kernel differ in; a kernel template argument by PolicyId.
+enum class PolicyId { v5_pipelined, v6_hoisted, v7_occupancy };
+struct Policy {
+  bool hoisted;         // per-CTA bookkeeping (dw_hoisted.cuh) instead of v5's per-slice bookkeeping
+  int ctas_per_sm;      // __launch_bounds__: at most 64K / (kThreads * ctas_per_sm) registers per thread
+  int64_t smem_budget;  // dynamic shared memory per CTA: the slice ring and the B fragments
+  // M-tiles per warp by [P - 1][T]: T sets x MT tiles x 4 fp32 accumulators plus 4 offset registers per tile, the
+  // largest MT that ptxas fits in the registers of ctas_per_sm CTAs without spilling.
+  int m_tiles[2][kMaxT + 1];
+  __host__ __device__ constexpr int m_tiles_per_warp(int P, int T) const { return m_tiles[P - 1][T]; }
+};
+
+__host__ __device__ constexpr Policy policy_of(PolicyId id) {
+  // v7: 3 CTAs per SM on H100/H200 (3 x (72 + 1 reserved) KB <= 228 KB, 80 registers); 2 on A100 (164 KB).
+  if (id == PolicyId::v7_occupancy) return {true, 3, 72 * 1024, {{0, 4, 3, 2, 2, 1, 1, 1}, {0, 4, 3, 2, 2, 1, 1, 1}}};
+  // v5, v6: 2 CTAs per SM on A100 (164 KB) and H100/H200 (228 KB), 128 registers (P = 1 at T = 3, 4 needs one
+  // tile less than P = 2).
+  return {id == PolicyId::v6_hoisted, 2, 80 * 1024, {{0, 4, 4, 3, 2, 2, 2, 1}, {0, 4, 4, 4, 3, 2, 2, 1}}};
 }
 
 struct Plan {
@@ -57,14 +66,14 @@ struct Plan {
   __host__ __device__ int unit_window(int u) const { return unit_row(u) * row_stride + unit_col(u) + window0; }
 };
 
-// The tile plan for `sm_count` SMs (0: no depth chunks); units == 0 when the problem does not fit.
-Plan plan_for(const ConvProblem& p, int64_t sm_count);
-// plan_for, computed once per (problem, SM count) and process: the search behind it costs ~0.1 ms of host time.
-Plan cached_plan(const ConvProblem& p, int64_t sm_count);
+// The tile plan of `policy` for `sm_count` SMs (0: no depth chunks); units == 0 when the problem does not fit.
+Plan plan_for(const ConvProblem& p, int64_t sm_count, const Policy& policy);
+// plan_for, computed once per (problem, SM count, policy) and process: the search costs ~0.1 ms of host time.
+Plan cached_plan(const ConvProblem& p, int64_t sm_count, PolicyId policy);
 // Shared-memory wavefronts of one slice's A-fragment loads (the bank-conflict count the pitch search minimizes).
 int64_t a_load_wavefronts(const Plan& plan);
-// The refusals of v5 and v6 (same problems): "" when the kernel computes p.
-std::string pipelined_refusal(const ConvProblem& p);
+// The refusals of the policy's kernel (v5 and v6: the same problems): "" when it computes p.
+std::string pipelined_refusal(const ConvProblem& p, PolicyId policy);
 
 // ---- cp.async and shared-memory access ----
 

@@ -329,10 +329,6 @@ std::optional<Plan> make_plan(const ConvProblem& p, int64_t row_blocks, int64_t 
   return plan;
 }
 
-bool unit_hw(const ConvProblem& p) {
-  return p.stride[1] == 1 && p.stride[2] == 1 && p.dilation[1] == 1 && p.dilation[2] == 1;
-}
-
 // The kernel path a problem takes: compile-time H/W filter, strides and dilations (fixed), or the runtime one.
 struct KernelPath {
   bool fixed;
@@ -340,11 +336,13 @@ struct KernelPath {
 };
 
 KernelPath kernel_path(const ConvProblem& p) {
+  const auto hw = [&](int64_t stride, int64_t dilation) {
+    return p.stride[1] == stride && p.stride[2] == stride && p.dilation[1] == dilation && p.dilation[2] == dilation;
+  };
   const bool square3 = p.R == 3 && p.S == 3;
-  const bool unit_sizes = p.R == p.S && (p.R == 1 || p.R == 3 || p.R == 5 || p.R == 7);
-  if (unit_hw(p) && unit_sizes) return {true, 1, 1, 1, 1};
-  if (square3 && p.stride[1] == 2 && p.stride[2] == 2 && p.dilation[1] == 1 && p.dilation[2] == 1) return {true, 2, 2, 1, 1};
-  if (square3 && p.stride[1] == 1 && p.stride[2] == 1 && p.dilation[1] == 2 && p.dilation[2] == 2) return {true, 1, 1, 2, 2};
+  if (hw(1, 1) && p.R == p.S && (p.R == 1 || p.R == 3 || p.R == 5 || p.R == 7)) return {true, 1, 1, 1, 1};
+  if (square3 && hw(2, 1)) return {true, 2, 2, 1, 1};
+  if (square3 && hw(1, 2)) return {true, 1, 1, 2, 2};
   return {false, 0, 0, 0, 0};
 }
 
@@ -518,8 +516,12 @@ void launch_typed(const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
 
 std::string v3b_smem_occupancy_accepts(const ConvProblem& p) {
   if (std::string why = common_refusal(p); !why.empty()) return why;
-  if (p.x_layout() != Layout::ncdhw) return std::string("expected a dense ncdhw input, but got ") + layout_name(p.x_layout());
-  if (p.y_layout() != Layout::ncdhw) return std::string("expected a dense ncdhw output, but got ") + layout_name(p.y_layout());
+  if (p.x_layout() != Layout::ncdhw) {
+    return std::string("expected a dense ncdhw input, but got ") + layout_name(p.x_layout());
+  }
+  if (p.y_layout() != Layout::ncdhw) {
+    return std::string("expected a dense ncdhw output, but got ") + layout_name(p.y_layout());
+  }
   if (std::max({p.Do, p.Ho, p.Wo}) >= kMaxOutputSize) {
     return "expected output sizes below 2^30 (int coordinates in the output plane), but got " +
            std::to_string(p.Do) + "x" + std::to_string(p.Ho) + "x" + std::to_string(p.Wo);

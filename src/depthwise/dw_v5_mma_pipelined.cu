@@ -1,5 +1,5 @@
 // dw_v5_mma_pipelined: the pipelined tensor-core depthwise conv (mma.sync m16n8k16, fp32 accumulation), the
-// kHoisted = false instantiation of dw_pipelined.cuh.
+// PolicyId::v5_pipelined instantiation of dw_pipelined.cuh.
 // A CTA owns one (n, k) channel x a tile of the output plane x a chunk of output depths and streams the input depth
 // slices through a 4-stage cp.async ring, so the HBM reads of later slices overlap the MMAs of the current one;
 // every A fragment read from a slice serves T MMAs (one per filter depth) into T rotating accumulator sets: T times
@@ -10,9 +10,9 @@
 // on any even column; the row pitch is picked by counting bank wavefronts); B fragments: built once per CTA.
 // Per slice, v5 re-derives every staged chunk's and every output's position (divisions, 64-bit products): the
 // overhead v6 removes. Evokernel (P = 2, T = 3, R = 5): 9 MMAs per 128 outputs.
-// This unit also holds the host side both variants share: the tile plan, its per-process cache, the refusals.
+// This unit also holds the host side v5, v6 and v7 share: the tile plan, its per-process cache, the refusals.
 // Limits: bf16/f16; x and y dense NCDHW; stride_w == dilation_w == 1; stride_d == dilation_d == 1 (v4 covers the
-// rest); T <= 7; S + pad_w % 2 <= 9; one tile row of units and its slice ring fit 80 KB of shared memory.
+// rest); T <= 7; S + pad_w % 2 <= 9; one tile row of units and its slice ring fit 80 KB of shared memory (v7: 72).
 #include <array>
 #include <mutex>
 #include <unordered_map>
@@ -23,8 +23,8 @@
 namespace kforge::depthwise::pipelined {
 namespace {
 
-// Tile geometry for row_units x col_units units; units == 0 when the slice ring does not fit kSmemBudget.
-Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units) {
+// Tile geometry for row_units x col_units units; units == 0 when the slice ring does not fit `smem_budget`.
+Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units, int64_t smem_budget) {
   Plan plan;
   plan.P = P;
   plan.col_units = col_units;
@@ -37,9 +37,9 @@ Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units) {
   // In double first: absurd strides or dilations must refuse, not overflow.
   const double rows_needed = double(row_units - 1) * P * p.stride[1] + double(P * steps - 1) * p.dilation[1] + 1;
   const double b_bytes = double(p.T) * steps * 32 * sizeof(uint2);
-  if (rows_needed * plan.cols_in * 2 * kStages + b_bytes > kSmemBudget) return plan;
+  if (rows_needed * plan.cols_in * 2 * kStages + b_bytes > smem_budget) return plan;
   const int64_t rows_in = static_cast<int64_t>(rows_needed);
-  const int64_t max_pitch = (kSmemBudget - static_cast<int64_t>(b_bytes)) / (rows_in * 2 * kStages) / 8 * 8;
+  const int64_t max_pitch = (smem_budget - static_cast<int64_t>(b_bytes)) / (rows_in * 2 * kStages) / 8 * 8;
   plan.steps = static_cast<int>(steps);
   plan.rows_in = static_cast<int>(rows_in);
   plan.units = row_units * col_units;
@@ -81,12 +81,12 @@ int64_t a_load_wavefronts(const Plan& plan) {
 // The largest balanced tile (whole rows of units first) whose slice ring fits, and the depth chunks per channel
 // tile that minimize the slices the busiest of `sm_count` SMs streams (0: one chunk). A chunk of L outputs streams
 // L + T - 1 slices, so splitting only pays when the CTAs would leave SMs idle.
-Plan plan_for(const ConvProblem& p, int64_t sm_count) {
+Plan plan_for(const ConvProblem& p, int64_t sm_count, const Policy& policy) {
   const int shift = static_cast<int>(p.pad_lo[2] % 2);
   const int P = p.Ho >= 2 && p.stride[1] == p.dilation[1] && p.S <= RowPacking<2>::max_filter_width(shift) ? 2 : 1;
   if (p.S > RowPacking<1>::max_filter_width(shift) || p.T > kMaxT) return {};
   const int unit_cols = 8 / P, col_align = 8 / unit_cols;  // units per 8 columns: tile starts stay 16-byte aligned
-  const int64_t capacity = int64_t(kWarps) * m_tiles_per_warp(P, static_cast<int>(p.T)) * 16;
+  const int64_t capacity = int64_t(kWarps) * policy.m_tiles_per_warp(P, static_cast<int>(p.T)) * 16;
   const int64_t across = ceil_div(p.Wo, unit_cols), down = ceil_div(p.Ho, P);
   int64_t col_units = across;
   if (across > capacity) col_units = ceil_div(ceil_div(across, ceil_div(across, capacity)), col_align) * col_align;
@@ -94,7 +94,7 @@ Plan plan_for(const ConvProblem& p, int64_t sm_count) {
   Plan plan;
   for (;;) {
     row_units = ceil_div(down, ceil_div(down, row_units));  // same tile count, evenly split
-    plan = tile_plan(p, P, static_cast<int>(row_units), static_cast<int>(col_units));
+    plan = tile_plan(p, P, static_cast<int>(row_units), static_cast<int>(col_units), policy.smem_budget);
     if (plan.units > 0) break;
     if (row_units > 1) {
       row_units = ceil_div(row_units, 2);
@@ -117,22 +117,24 @@ Plan plan_for(const ConvProblem& p, int64_t sm_count) {
   return plan;
 }
 
-// Keyed by ConvProblem::key() (every field plan_for reads) and the SM count. Never evicted: a process sees few
-// distinct problems. The search runs outside the lock; two threads racing on a new key compute the same plan.
-Plan cached_plan(const ConvProblem& p, int64_t sm_count) {
+// Keyed by ConvProblem::key() (every field plan_for reads), the SM count and the policy. Never evicted: a process
+// sees few distinct problems. The search runs outside the lock; two threads racing on a new key compute the same
+// plan.
+Plan cached_plan(const ConvProblem& p, int64_t sm_count, PolicyId policy) {
   static std::mutex mutex;
   static std::unordered_map<std::string, Plan> plans;
-  std::string key = p.key() + " sms" + std::to_string(sm_count);
+  std::string key =
+      p.key() + " sms" + std::to_string(sm_count) + " policy" + std::to_string(static_cast<int>(policy));
   {
     const std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = plans.find(key); it != plans.end()) return it->second;
   }
-  const Plan plan = plan_for(p, sm_count);
+  const Plan plan = plan_for(p, sm_count, policy_of(policy));
   const std::lock_guard<std::mutex> lock(mutex);
   return plans.emplace(std::move(key), plan).first->second;
 }
 
-std::string pipelined_refusal(const ConvProblem& p) {
+std::string pipelined_refusal(const ConvProblem& p, PolicyId policy) {
   if (std::string why = toeplitz_refusal(p); !why.empty()) return why;
   if (p.stride[0] != 1 || p.dilation[0] != 1) {
     return "expected stride_d == 1 and dilation_d == 1 (one input slice feeds T consecutive output depths), but got "
@@ -148,11 +150,12 @@ std::string pipelined_refusal(const ConvProblem& p) {
            " (8 outputs + S - 1 inputs in a 16-column window starting on an even column), but got S=" +
            std::to_string(p.S) + " with pad_w=" + std::to_string(p.pad_lo[2]);
   }
-  const Plan plan = cached_plan(p, 0);
+  const Plan plan = cached_plan(p, 0, policy);
   if (plan.units == 0) {
     return "expected " + std::to_string(kStages) + " input slices of one row of units to fit " +
-           std::to_string(kSmemBudget / 1024) + " KB of shared memory, but stride_h=" + std::to_string(p.stride[1]) +
-           ", dilation_h=" + std::to_string(p.dilation[1]) + ", R=" + std::to_string(p.R) + " need more";
+           std::to_string(policy_of(policy).smem_budget / 1024) + " KB of shared memory, but stride_h=" +
+           std::to_string(p.stride[1]) + ", dilation_h=" + std::to_string(p.dilation[1]) +
+           ", R=" + std::to_string(p.R) + " need more";
   }
   const int64_t ctas = p.N * p.K * plan.depth_chunks * plan.row_tiles * plan.col_tiles;
   if (ctas > 0x7fffffff) return "expected at most 2^31-1 CTAs, but the problem needs " + std::to_string(ctas);
@@ -163,10 +166,12 @@ std::string pipelined_refusal(const ConvProblem& p) {
 
 namespace kforge::depthwise {
 
-std::string v5_mma_pipelined_accepts(const ConvProblem& p) { return pipelined::pipelined_refusal(p); }
+std::string v5_mma_pipelined_accepts(const ConvProblem& p) {
+  return pipelined::pipelined_refusal(p, pipelined::PolicyId::v5_pipelined);
+}
 
 void v5_mma_pipelined_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
-  pipelined::launch_pipelined<false>(p, a, s, "dw_v5_mma_pipelined");
+  pipelined::launch_pipelined<pipelined::PolicyId::v5_pipelined>(p, a, s, "dw_v5_mma_pipelined");
 }
 
 }  // namespace kforge::depthwise

@@ -1,5 +1,5 @@
 // dw_v6_mma_hoisted: v5 (dw_v5_mma_pipelined) with the per-slice bookkeeping hoisted out of the depth loop, the
-// kHoisted = true instantiation of dw_pipelined.cuh. Same tiles, ring, MMAs and accepted problems as v5.
+// PolicyId::v6_hoisted instantiation of dw_pipelined.cuh. Same tiles, ring, MMAs and accepted problems as v5.
 // v5 spent most of its issue slots around the MMAs: every slice re-derived each staged chunk's position (divisions,
 // 64-bit products, bounds) and each output pair's address and bounds (64-bit), for the same tile every time.
 // v6 computes per CTA: each thread's chunk grid position, offsets and inside-the-input masks (ChunkGridStager),
@@ -15,13 +15,15 @@
 
 namespace kforge::depthwise {
 
-std::string v6_mma_hoisted_accepts(const ConvProblem& p) { return pipelined::pipelined_refusal(p); }
+std::string v6_mma_hoisted_accepts(const ConvProblem& p) {
+  return pipelined::pipelined_refusal(p, pipelined::PolicyId::v6_hoisted);
+}
 
 void v6_mma_hoisted_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
   // Beyond v5's accepts(), v6's kernel stages 16-byte chunks and addresses outputs with 31 bits; the rest is v5's.
   const bool chunks = p.W % 8 == 0 && is_aligned(a.x, 16);
   if (!chunks || p.Ho * p.Wo > std::numeric_limits<int32_t>::max()) return v5_mma_pipelined_launch(p, a, s);
-  pipelined::launch_pipelined<true>(p, a, s, "dw_v6_mma_hoisted");
+  pipelined::launch_pipelined<pipelined::PolicyId::v6_hoisted>(p, a, s, "dw_v6_mma_hoisted");
 }
 
 }  // namespace kforge::depthwise

@@ -31,13 +31,18 @@ void register_depthwise_variants(Registry& r) {
          "v5 with the per-slice bookkeeping hoisted: chunk positions, output offsets and bounds computed once per CTA "
          "(a slice adds its base), padding zeroed once per stage, accumulators start at the bias",
          v6_mma_hoisted_accepts, v6_mma_hoisted_launch, "src/depthwise/dw_v6_mma_hoisted.cu"});
+  r.add({"dw_v7_mma_occupancy", "depthwise",
+         "v6 with 3 CTAs per SM: half the M-tiles per warp (80 registers) and a 72 KB shared-memory budget, so 6 "
+         "warps per scheduler hide v6's latency",
+         v7_mma_occupancy_accepts, v7_mma_occupancy_launch, "src/depthwise/dw_v7_mma_occupancy.cu"});
 }
 
 // The rule: the most advanced rung that accepts the problem, in ladder order measured in NOTES.md.
 const Variant* choose_depthwise(const ConvProblem& p, std::string* why) {
-  static const char* preference[] = {"dw_v6_mma_hoisted", "dw_v5_mma_pipelined", "dw_v4_mma_toeplitz",
-                                     "dw_v3b_smem_occupancy", "dw_v3_smem_tile", "dw_v2_channels_last",
-                                     "dw_v1_direct"};
+  // v7 after v6: predicted no faster on evokernel (wave quantization at 3 CTAs per SM, NOTES.md), unmeasured.
+  static const char* preference[] = {"dw_v6_mma_hoisted", "dw_v7_mma_occupancy", "dw_v5_mma_pipelined",
+                                     "dw_v4_mma_toeplitz", "dw_v3b_smem_occupancy", "dw_v3_smem_tile",
+                                     "dw_v2_channels_last", "dw_v1_direct"};
   for (const char* name : preference) {
     const Variant* v = Registry::instance().find(name);
     if (v && v->accepts(p).empty()) {

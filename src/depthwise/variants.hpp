@@ -35,4 +35,7 @@ void v5_mma_pipelined_launch(const ConvProblem& p, const ConvArgs& a, cudaStream
 std::string v6_mma_hoisted_accepts(const ConvProblem& p);
 void v6_mma_hoisted_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
 
+std::string v7_mma_occupancy_accepts(const ConvProblem& p);
+void v7_mma_occupancy_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
 }  // namespace kforge::depthwise

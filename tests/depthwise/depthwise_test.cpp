@@ -117,6 +117,11 @@ std::vector<ConvProblem> edge_problems() {
     out.push_back(depthwise_problem(1, 64, 1, {8, 8, 8}, {7, 7, 7}, params_of({1}, {3}, {}, {1}), bf16, l, false));
     out.push_back(depthwise_problem(1, 7, 1, {5, 8, 30}, {1, 1, 9}, params_of({1}, {0, 0, 4}, {}, {1}), f16, l, true));
   }
+  // Many channels over few SMs' worth of depth: plans with several depth steps per CTA exercise the slice rings.
+  out.push_back(depthwise_problem(1, 600, 1, {12, 8, 8}, {3, 3, 3}, same1, bf16, L::ncdhw, true));
+  out.push_back(depthwise_problem(1, 640, 1, {20, 6, 9}, {3, 3, 3}, params_of({2, 1, 1}, {1}, {}, {2, 1, 1}), bf16,
+                                  L::ncdhw, true));
+  out.push_back(depthwise_problem(2, 600, 1, {9, 5, 7}, {3, 3, 3}, same1, f32, L::ncdhw, true));
   // Strided views: x reads every other W element of a wider buffer; y rows padded and channels outermost.
   ConvProblem p = depthwise_problem(2, 3, 2, {5, 6, 7}, {3, 3, 3}, same1, bf16, L::ncdhw, true);
   p.x_strides = {3 * 5 * 6 * 14, 5 * 6 * 14, 6 * 14, 14, 2};
