@@ -114,17 +114,8 @@ toeplitz_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__ 
   uint16_t* slices = reinterpret_cast<uint16_t*>(smem_words);
   uint2* b_frags = reinterpret_cast<uint2*>(slices + plan.slices_per_group * slice_elems);
 
-  int64_t cta = blockIdx.x;
-  const int64_t col_tile = cta % plan.col_tiles;
-  cta /= plan.col_tiles;
-  const int64_t row_tile = cta % plan.row_tiles;
-  cta /= plan.row_tiles;
-  const int64_t depth_chunk = cta % plan.depth_chunks;
-  const int64_t n = cta / plan.depth_chunks / g.K, k = cta / plan.depth_chunks % g.K;
-  const uint16_t* x_plane = x + n * g.xs[0] + k / g.multiplier * g.xs[1];
-  const uint16_t* w_k = w + k * g.ws[0];
-  E* y_plane = y + n * g.ys[0] + k * g.ys[1];
-  const float bias_k = bias ? to_float(bias[k]) : 0.f;
+  const auto [col_tile, row_tile, depth_chunk, n, k, x_plane, w_k, y_plane, bias_k] =
+      channel_tile(g, plan, x, w, bias, y);
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t h0 = row_tile * 16 * plan.warps;       // first output row of the CTA
