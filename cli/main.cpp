@@ -61,6 +61,7 @@ void add_history_options(CLI::App* cmd, BenchArgs& a) {
 int run_bench(const BenchArgs& a) {
   if (int rc = require_gpu()) return rc;
   const Suite suite = load_suite(find_suite_file(a.suite));
+  for (const std::string& name : a.cases) suite.find(name);  // an unknown --case is an error, before any work
   // Opened first: a locked or corrupt database fails before the run, not after it.
   std::optional<HistoryDb> history;
   if (!a.no_history) history.emplace(cli::history_db_path(a.history_db));
@@ -85,7 +86,6 @@ int run_bench(const BenchArgs& a) {
       rows.insert(rows.end(), r.begin(), r.end());
     }
   }
-  for (const std::string& name : a.cases) suite.find(name);  // an unknown --case is an error, not an empty table
   if (!a.torch_json.empty()) attach_torch_times(rows, a.torch_json);
 
   std::cout << fmt::format("# {} ({} SMs), ceilings: copy {:.2f} TB/s, bf16 GEMM {:.0f} TFLOP/s; {} {}\n", dev.name,
