@@ -15,9 +15,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "depthwise/dw_hoisted.cuh"
+
 #include "depthwise/dw_pipelined_common.cuh"
 
 namespace kforge::depthwise::pipelined {
@@ -270,10 +272,17 @@ void launch_depth(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const
 template <PolicyId kPolicy>
 void launch_pipelined(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const char* variant) {
   if (p.y_numel() == 0) return;
+  if constexpr (policy_of(kPolicy).hoisted) {
+    // Hoisted policies stage 16-byte chunks and address an output depth plane with 31 bits; anything else runs
+    // v5's kernel, whose plan budget accepts every problem a hoisted policy's accepts().
+    const bool chunks = p.W % 8 == 0 && is_aligned(a.x, 16);
+    if (!chunks || p.Ho * p.Wo > std::numeric_limits<int32_t>::max()) {
+      return launch_pipelined<PolicyId::v5_pipelined>(p, a, s, variant);
+    }
+  }
   const Plan plan = cached_plan(p, current_sm_count(), kPolicy);
   KF_CHECK(plan.units > 0, std::string(variant) + ": launched on a problem its accepts() refuses");
   if constexpr (policy_of(kPolicy).hoisted) {
-    KF_CHECK(p.W % 8 == 0 && is_aligned(a.x, 16), std::string(variant) + ": expected 16-byte chunks of x");
     const ChunkGrid grid(plan, p);
     KF_CHECK(grid.row_blocks <= ChunkGrid::kMaxBlocks && grid.col_blocks <= ChunkGrid::kMaxBlocks,
              std::string(variant) + ": the chunk grid exceeds its masks");

@@ -8,8 +8,6 @@
 // Limits: v5's (bf16/f16; x and y dense NCDHW; stride_w == dilation_w == 1; stride_d == dilation_d == 1; T <= 7;
 // S + pad_w % 2 <= 9; a tile row of units and its slice ring fit 80 KB). It runs v5's kernel when W % 8 != 0 or x
 // is not 16-byte aligned (no 16-byte chunks: element-wise staging) or an output depth plane has >= 2^31 elements.
-#include <limits>
-
 #include "depthwise/dw_pipelined.cuh"
 #include "depthwise/variants.hpp"
 
@@ -20,9 +18,6 @@ std::string v6_mma_hoisted_accepts(const ConvProblem& p) {
 }
 
 void v6_mma_hoisted_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
-  // Beyond v5's accepts(), v6's kernel stages 16-byte chunks and addresses outputs with 31 bits; the rest is v5's.
-  const bool chunks = p.W % 8 == 0 && is_aligned(a.x, 16);
-  if (!chunks || p.Ho * p.Wo > std::numeric_limits<int32_t>::max()) return v5_mma_pipelined_launch(p, a, s);
   pipelined::launch_pipelined<pipelined::PolicyId::v6_hoisted>(p, a, s, "dw_v6_mma_hoisted");
 }
 

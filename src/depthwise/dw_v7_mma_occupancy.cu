@@ -7,8 +7,6 @@
 // halo rows staged per output and one B-fragment load per T MMAs of fewer M-tiles.
 // Limits: v6's, with 72 KB instead of 80 for a tile row of units and its slice ring. It runs v5's kernel (whose
 // 80 KB budget accepts all that v7's does) where v6 would.
-#include <limits>
-
 #include "depthwise/dw_pipelined.cuh"
 #include "depthwise/variants.hpp"
 
@@ -19,8 +17,6 @@ std::string v7_mma_occupancy_accepts(const ConvProblem& p) {
 }
 
 void v7_mma_occupancy_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
-  const bool chunks = p.W % 8 == 0 && is_aligned(a.x, 16);
-  if (!chunks || p.Ho * p.Wo > std::numeric_limits<int32_t>::max()) return v5_mma_pipelined_launch(p, a, s);
   pipelined::launch_pipelined<pipelined::PolicyId::v7_occupancy>(p, a, s, "dw_v7_mma_occupancy");
 }
 
