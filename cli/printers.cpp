@@ -5,22 +5,22 @@
 namespace kforge::cli {
 
 void print_bench_table(std::ostream& os, const std::vector<BenchRow>& rows) {
-  os << fmt::format("{:<16} {:<6} {:<22} {:<5} {:>9} {:>8} {:>8} {:>8} {:>7} {:>8} {:>6} {:>9} {:>9}\n", "case",
+  os << fmt::format("{:<16} {:<6} {:<36} {:<5} {:>9} {:>8} {:>8} {:>8} {:>7} {:>8} {:>6} {:>9} {:>9}\n", "case",
                     "layout", "variant", "check", "ms", "spread", "x cuDNN", "x torch", "%floor", "TFLOP/s", "TB/s",
                     "calc_diff", "rel_l2");
   for (const BenchRow& r : rows) {
     if (r.status == "SKIP" || r.status == "ERROR") {
-      os << fmt::format("{:<16} {:<6} {:<22} {:<5} {}\n", r.case_name, r.layout, r.variant, r.status, r.reason);
+      os << fmt::format("{:<16} {:<6} {:<36} {:<5} {}\n", r.case_name, r.layout, r.variant, r.status, r.reason);
       continue;
     }
     const std::string ratio = r.x_cudnn > 0 ? fmt::format("{:.2f}x", r.x_cudnn) : "-";
     const std::string torch = r.x_torch > 0 ? fmt::format("{:.2f}x", r.x_torch) : "-";
     if (r.timing) {
-      os << fmt::format("{:<16} {:<6} {:<22} {:<5} {:>9.4f} {:>7.1f}% {:>8} {:>8} {:>6.1f}% {:>8.1f} {:>6.2f} {:>9.2e} {:>9.2e}\n",
+      os << fmt::format("{:<16} {:<6} {:<36} {:<5} {:>9.4f} {:>7.1f}% {:>8} {:>8} {:>6.1f}% {:>8.1f} {:>6.2f} {:>9.2e} {:>9.2e}\n",
                         r.case_name, r.layout, r.variant, r.status, r.timing->median_ms, r.timing->iqr_rel * 100,
                         ratio, torch, r.pct_of_floor(), r.tflops(), r.tbps(), r.error.calc_diff, r.error.rel_l2);
     } else {
-      os << fmt::format("{:<16} {:<6} {:<22} {:<5} {:>9} {:>8} {:>8} {:>8} {:>7} {:>8} {:>6} {:>9.2e} {:>9.2e}  {}\n",
+      os << fmt::format("{:<16} {:<6} {:<36} {:<5} {:>9} {:>8} {:>8} {:>8} {:>7} {:>8} {:>6} {:>9.2e} {:>9.2e}  {}\n",
                         r.case_name, r.layout, r.variant, r.status, "-", "-", "-", "-", "-", "-", "-",
                         r.error.calc_diff, r.error.rel_l2, r.reason);
     }
@@ -44,20 +44,20 @@ std::string sci(const std::optional<double>& v) { return or_dash(v, "{:.2e}"); }
 }  // namespace
 
 void print_history_table(std::ostream& os, const std::vector<HistoryRecord>& records) {
-  os << fmt::format("{:<20} {:<14} {:<16} {:<6} {:<5} {:<22} {:<5} {:>9} {:>7} {:>7} {:>9} {:>9}  {}\n", "time (UTC)",
+  os << fmt::format("{:<20} {:<14} {:<16} {:<6} {:<5} {:<36} {:<5} {:>9} {:>7} {:>7} {:>9} {:>9}  {}\n", "time (UTC)",
                     "revision", "gpu", "layout", "dtype", "variant", "check", "ms", "spread", "samples", "calc_diff",
                     "rel_l2", "notes");
   for (const HistoryRecord& r : records)
-    os << fmt::format("{:<20} {:<14} {:<16} {:<6} {:<5} {:<22} {:<5} {:>9} {:>7} {:>7} {:>9} {:>9}  {}\n", r.time_utc,
+    os << fmt::format("{:<20} {:<14} {:<16} {:<6} {:<5} {:<36} {:<5} {:>9} {:>7} {:>7} {:>9} {:>9}  {}\n", r.time_utc,
                       r.git_revision, r.gpu, r.layout, r.dtype, r.variant, r.status, ms(r.median_ms),
                       percent(r.iqr_rel), r.samples, sci(r.calc_diff), sci(r.rel_l2), r.notes);
 }
 
 void print_best_table(std::ostream& os, const std::vector<HistoryRecord>& records) {
-  os << fmt::format("{:<16} {:<6} {:<5} {:<22} {:>9} {:>7} {:>7}  {:<16} {:<20} {}\n", "case", "layout", "dtype",
+  os << fmt::format("{:<16} {:<6} {:<5} {:<36} {:>9} {:>7} {:>7}  {:<16} {:<20} {}\n", "case", "layout", "dtype",
                     "variant", "best ms", "spread", "samples", "gpu", "time (UTC)", "revision");
   for (const HistoryRecord& r : records)
-    os << fmt::format("{:<16} {:<6} {:<5} {:<22} {:>9} {:>7} {:>7}  {:<16} {:<20} {}\n", r.case_name, r.layout,
+    os << fmt::format("{:<16} {:<6} {:<5} {:<36} {:>9} {:>7} {:>7}  {:<16} {:<20} {}\n", r.case_name, r.layout,
                       r.dtype, r.variant, ms(r.median_ms), percent(r.iqr_rel), r.samples, r.gpu, r.time_utc,
                       r.git_revision);
 }
@@ -67,11 +67,11 @@ void print_regressions_table(std::ostream& os, const std::vector<Regression>& re
     os << "no regressions: every variant's latest median is within the noise of its best\n";
     return;
   }
-  os << fmt::format("{:<16} {:<6} {:<5} {:<22} {:>9} {:>9} {:>8} {:>6}  {:<36} {}\n", "case", "layout", "dtype",
+  os << fmt::format("{:<16} {:<6} {:<5} {:<36} {:>9} {:>9} {:>8} {:>6}  {:<36} {}\n", "case", "layout", "dtype",
                     "variant", "best ms", "latest ms", "slower", "noise", "best (time, revision)",
                     "latest (time, revision)");
   for (const Regression& g : regressions)
-    os << fmt::format("{:<16} {:<6} {:<5} {:<22} {:>9} {:>9} {:>7.1f}% {:>5.1f}%  {:<36} {}\n", g.best.case_name,
+    os << fmt::format("{:<16} {:<6} {:<5} {:<36} {:>9} {:>9} {:>7.1f}% {:>5.1f}%  {:<36} {}\n", g.best.case_name,
                       g.best.layout, g.best.dtype, g.best.variant, ms(g.best.median_ms), ms(g.latest.median_ms),
                       g.slowdown() * 100, g.noise * 100, g.best.time_utc + " " + g.best.git_revision,
                       g.latest.time_utc + " " + g.latest.git_revision);

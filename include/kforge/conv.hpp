@@ -50,6 +50,7 @@ struct ConvProblem {
   KF_HOST_DEVICE int64_t channels_per_group() const { return C / groups; }
   KF_HOST_DEVICE bool is_depthwise() const { return groups == C && groups > 1 && K % groups == 0; }
   Layout x_layout() const;
+  Layout w_layout() const;  // ncdhw: KCTRS, ndhwc: KTRSC
   Layout y_layout() const;
   // 2 * multiply-adds, counting only taps that read an input element or padding (the usual convention).
   double flops() const;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <random>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -25,23 +26,53 @@ int64_t span(const std::array<int64_t, 5>& strides, const std::array<int64_t, 5>
   return last + 1;
 }
 
-// Inputs of one check: drawn fresh from `seed`, and the fp64 reference of exactly those inputs.
+// Inputs of one check: drawn fresh from `seed`, and the fp64 reference of exactly those inputs: of every output,
+// or (samples > 0) of every output channel at `samples` output positions.
 struct CheckedInputs {
   DeviceBuffer x, w, b, ref;
   std::string reference;
+  DeviceBuffer positions;  // int64 linear (n, od, oh, ow) positions of the sampled reference
+  int64_t samples = 0;
 };
+
+// Output positions for a sampled reference: the corners of every batch's output volume (where padding and tile
+// edges meet) and uniformly random ones, enough for about opt.sampled_reference_macs multiply-adds.
+std::vector<int64_t> sample_positions(const ConvProblem& p, uint64_t seed, const BenchOptions& opt) {
+  const int64_t volume = p.Do * p.Ho * p.Wo, total = p.N * volume;
+  const double macs_per_position = double(p.K) * p.channels_per_group() * p.T * p.R * p.S;
+  const int64_t wanted = std::clamp<int64_t>(int64_t(opt.sampled_reference_macs / macs_per_position), 256, total);
+  std::vector<int64_t> out;
+  for (int64_t n : {int64_t{0}, p.N - 1})
+    for (int64_t d : {int64_t{0}, p.Do - 1})
+      for (int64_t h : {int64_t{0}, p.Ho - 1})
+        for (int64_t w : {int64_t{0}, p.Wo - 1}) out.push_back(((n * p.Do + d) * p.Ho + h) * p.Wo + w);
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> any(0, total - 1);
+  while (int64_t(out.size()) < wanted) out.push_back(any(rng));
+  return out;
+}
 
 CheckedInputs make_inputs(const ConvProblem& p, uint64_t seed, const BenchOptions& opt, cudaStream_t s) {
   const size_t e = dtype_size(p.dtype);
   const int64_t nx = span(p.x_strides, {p.N, p.C, p.D, p.H, p.W});
   const int64_t nw = span(p.w_strides, {p.K, p.channels_per_group(), p.T, p.R, p.S});
   const int64_t ny = span(p.y_strides, {p.N, p.K, p.Do, p.Ho, p.Wo});
-  CheckedInputs in{DeviceBuffer(nx * e), DeviceBuffer(nw * e), DeviceBuffer(p.has_bias ? p.K * e : 0),
-                   DeviceBuffer(ny * sizeof(double)), ""};
+  CheckedInputs in{DeviceBuffer(nx * e), DeviceBuffer(nw * e), DeviceBuffer(p.has_bias ? p.K * e : 0), {}, ""};
   fill_uniform(in.x.get(), p.dtype, nx, seed, -1.f, 1.f, s);
   fill_uniform(in.w.get(), p.dtype, nw, seed + 1, -1.f, 1.f, s);
   if (p.has_bias) fill_uniform(in.b.get(), p.dtype, p.K, seed + 2, -1.f, 1.f, s);
   const double macs = static_cast<double>(p.y_numel()) * p.channels_per_group() * p.T * p.R * p.S;
+  if (macs > opt.gpu_reference_max_macs) {
+    const std::vector<int64_t> positions = sample_positions(p, seed + 3, opt);
+    in.samples = static_cast<int64_t>(positions.size());
+    in.positions = DeviceBuffer(positions);
+    in.ref = DeviceBuffer(in.samples * p.K * sizeof(double));
+    reference_conv_gpu_sampled(p, in.x.get(), in.w.get(), p.has_bias ? in.b.get() : nullptr,
+                               in.positions.as<int64_t>(), in.samples, in.ref.as<double>(), s);
+    in.reference = "gpu-fp64-sampled(" + std::to_string(in.samples) + " positions x " + std::to_string(p.K) + ")";
+    return in;
+  }
+  in.ref = DeviceBuffer(ny * sizeof(double));
   if (macs <= opt.cpu_reference_max_macs) {
     std::vector<char> hx(nx * e), hw(nw * e), hb(p.has_bias ? p.K * e : 0);
     std::vector<double> href(ny, 0.0);
@@ -87,7 +118,14 @@ void check_variant(const Variant& v, const ConvProblem& p, const CheckedInputs& 
   fill_nan(y.get(), p.dtype, n, s);
   v.launch(p, args, s);
   KF_CUDA_CHECK(cudaStreamSynchronize(s));
-  row.error = compare_device(y.get(), p.dtype, static_cast<const double*>(in.ref.get()), n, s);
+  if (in.samples > 0) {
+    const int64_t checked = in.samples * p.K;
+    DeviceBuffer sampled(checked * dtype_size(p.dtype));
+    gather_outputs(p, y.get(), in.positions.as<int64_t>(), in.samples, sampled.get(), s);
+    row.error = compare_device(sampled.get(), p.dtype, in.ref.as<double>(), checked, s);
+  } else {
+    row.error = compare_device(y.get(), p.dtype, in.ref.as<double>(), n, s);
+  }
   row.reference = in.reference;
   fill_nan(y2.get(), p.dtype, n, s);
   args.y = y2.get();
@@ -150,6 +188,9 @@ std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const B
     row.bytes = p.min_bytes();
     row.floor_ms = floor_ms;
     row.reason = v->accepts(p);
+    if (row.reason.empty() && v->max_bench_flops > 0 && p.flops() > v->max_bench_flops)
+      row.reason = "not benchmarked above " + std::to_string(int64_t(v->max_bench_flops / 1e9)) +
+                   " GFLOP (a correctness fallback, seconds per run here)";
     if (!row.reason.empty()) {
       row.status = "SKIP";
       rows.push_back(row);

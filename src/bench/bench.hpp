@@ -24,6 +24,10 @@ struct BenchOptions {
   double max_calc_diff = 1e-5;
   double max_rel_l2 = 1e-2;
   double cpu_reference_max_macs = 2e8;  // above this, the GPU fp64 reference is used
+  // Above this, the fp64 reference covers every output channel at sampled output positions (corners + random),
+  // about sampled_reference_macs multiply-adds' worth: a full fp64 pass of the largest dense cases takes minutes.
+  double gpu_reference_max_macs = 6e11;
+  double sampled_reference_macs = 2e11;
   bool time = true;
   TimerOptions timer;
 };
@@ -34,7 +38,7 @@ struct BenchRow {
   std::string reason;
   ErrorStats error;
   bool deterministic = false;
-  std::string reference;  // "cpu-fp64" | "gpu-fp64"
+  std::string reference;  // "cpu-fp64" | "gpu-fp64" | "gpu-fp64-sampled(P positions x K)"
   std::optional<Timing> timing;
   double flops = 0, bytes = 0, floor_ms = 0;
   double tflops() const;       // achieved FLOP/s (1e12), 0 when untimed

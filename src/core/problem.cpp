@@ -89,6 +89,7 @@ int64_t conv_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad
 }
 
 Layout ConvProblem::x_layout() const { return layout_of(x_strides, {N, C, D, H, W}); }
+Layout ConvProblem::w_layout() const { return layout_of(w_strides, {K, C / groups, T, R, S}); }
 Layout ConvProblem::y_layout() const { return layout_of(y_strides, {N, K, Do, Ho, Wo}); }
 
 double ConvProblem::flops() const {

@@ -4,16 +4,33 @@
 namespace kforge {
 
 void register_dense_variants(Registry& r) {
-  r.add({"dense_v0_direct", "dense",
-         "one thread per output, any groups and strides: the correctness fallback (no tensor cores yet)",
-         dense::v0_direct_accepts, dense::v0_direct_launch, "src/dense/dense_v0_direct.cu"});
+  Variant direct{"dense_v0_direct", "dense",
+                 "one thread per output, any groups and strides: the correctness fallback (no tensor cores)",
+                 dense::v0_direct_accepts, dense::v0_direct_launch, "src/dense/dense_v0_direct.cu"};
+  direct.max_bench_flops = 2e11;
+  r.add(std::move(direct));
+  Variant as_shipped = dense::v1_cutlass_as_shipped();
+  as_shipped.library = false;  // the anchor to beat, measured beside ours; kforge::conv never picks it
+  r.add(std::move(as_shipped));
+  r.add(dense::v2_persistent_128x256x64());
+  r.add(dense::v3_persistent_256x128x64());
+  r.add(dense::v4_persistent_128x256x64_c2x1());
+  r.add(dense::v5_streamk_128x256x64());
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {
-  const Variant* v = Registry::instance().find("dense_v0_direct");
-  if (!v->accepts(p).empty()) return nullptr;
-  if (why) *why = "the only dense variant so far (implicit-GEMM kernels: issue 4)";
-  return v;
+  const Registry& reg = Registry::instance();
+  // A 256-wide N tile is half empty when K_out <= 128; otherwise the wider N tile reuses each A tile more.
+  const char* first = p.K <= 128 ? "dense_v3_persistent_256x128x64" : "dense_v2_persistent_128x256x64";
+  for (const char* name : {first, "dense_v2_persistent_128x256x64", "dense_v3_persistent_256x128x64", "dense_v0_direct"}) {
+    const Variant* v = reg.find(name);
+    if (v && v->accepts(p).empty()) {
+      if (why) *why = name == std::string(first) ? "tile rule: N tile 128 when K <= 128, else 256"
+                                                  : "the preferred tile refuses this problem; next accepting variant";
+      return v;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace kforge

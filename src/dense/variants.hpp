@@ -12,4 +12,11 @@ namespace kforge::dense {
 std::string v0_direct_accepts(const ConvProblem& p);
 void v0_direct_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
 
+// The CUTLASS-composed sm90 kernels (one translation unit each: their compile time is minutes).
+Variant v1_cutlass_as_shipped();
+Variant v2_persistent_128x256x64();
+Variant v3_persistent_256x128x64();
+Variant v4_persistent_128x256x64_c2x1();
+Variant v5_streamk_128x256x64();
+
 }  // namespace kforge::dense

@@ -19,6 +19,15 @@ void reference_conv_cpu(const ConvProblem& p, const void* x, const void* w, cons
 void reference_conv_gpu(const ConvProblem& p, const void* x, const void* w, const void* bias, double* y_ref,
                         cudaStream_t stream);
 
+// The reference at sampled output positions only (for problems too large to check every output in double):
+// positions[i] (device) is a linear index over (N, Do, Ho, Wo); y_ref[i * K + k] gets output channel k there.
+void reference_conv_gpu_sampled(const ConvProblem& p, const void* x, const void* w, const void* bias,
+                                const int64_t* positions, int64_t count, double* y_ref, cudaStream_t stream);
+
+// The kernel output y (in the problem's dtype and y strides) at the same samples, in the same order: out[i * K + k].
+void gather_outputs(const ConvProblem& p, const void* y, const int64_t* positions, int64_t count, void* out,
+                    cudaStream_t stream);
+
 // Element value as double (host), for any kforge dtype.
 double load_as_double(const void* base, DType dtype, int64_t index);
 

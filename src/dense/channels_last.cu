@@ -1,0 +1,179 @@
+// Channels-last staging (see channels_last.hpp): the plan, and three copy kernels over 16-bit elements.
+#include "dense/channels_last.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/cuda_check.hpp"
+
+namespace kforge::dense {
+namespace {
+
+using Bits16 = uint16_t;  // the staged kernels take bf16; copies only move bits
+constexpr int kTile = 32;
+
+// dst[b][j][i] = i < rows ? src[b][i][j] : 0 for i < rows_padded, j < cols: a batched transpose whose output rows
+// may be zero-padded (the channel padding). Tiles of 32x32 through shared memory keep both sides coalesced.
+__global__ void transpose_pad_kernel(const Bits16* __restrict__ src, Bits16* __restrict__ dst, int64_t batches,
+                                     int64_t rows, int64_t rows_padded, int64_t cols, int64_t src_batch_stride,
+                                     int64_t src_row_stride, int64_t dst_batch_stride, int64_t dst_row_stride) {
+  __shared__ Bits16 tile[kTile][kTile + 1];  // +1: no bank conflicts on the transposed read
+  const int64_t tiles_j = (cols + kTile - 1) / kTile, tiles = tiles_j * ((rows_padded + kTile - 1) / kTile);
+  for (int64_t b = blockIdx.z; b < batches; b += gridDim.z) {
+    for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+      const int64_t j0 = (t % tiles_j) * kTile, i0 = (t / tiles_j) * kTile;
+      for (int k = threadIdx.y; k < kTile; k += blockDim.y) {  // read rows i0+k, columns j0+tx
+        const int64_t i = i0 + k, j = j0 + threadIdx.x;
+        tile[k][threadIdx.x] = (i < rows && j < cols) ? src[b * src_batch_stride + i * src_row_stride + j] : Bits16(0);
+      }
+      __syncthreads();
+      for (int k = threadIdx.y; k < kTile; k += blockDim.y) {  // write rows j0+k, columns i0+tx
+        const int64_t j = j0 + k, i = i0 + threadIdx.x;
+        if (j < cols && i < rows_padded) dst[b * dst_batch_stride + j * dst_row_stride + i] = tile[threadIdx.x][k];
+      }
+      __syncthreads();
+    }
+  }
+}
+
+void transpose_pad(const void* src, void* dst, int64_t batches, int64_t rows, int64_t rows_padded, int64_t cols,
+                   int64_t src_batch_stride, int64_t src_row_stride, int64_t dst_batch_stride, int64_t dst_row_stride,
+                   cudaStream_t s) {
+  const int64_t tiles = ((cols + kTile - 1) / kTile) * ((rows_padded + kTile - 1) / kTile);
+  // Enough 256-thread blocks to fill the GPU several times over; the kernel loops over the rest.
+  const int64_t z = std::min<int64_t>(batches, 65535), x = std::clamp<int64_t>(132 * 16 / z, 1, tiles);
+  const dim3 grid(unsigned(x), 1, unsigned(z));
+  transpose_pad_kernel<<<grid, dim3(kTile, 8), 0, s>>>(static_cast<const Bits16*>(src), static_cast<Bits16*>(dst),
+                                                        batches, rows, rows_padded, cols, src_batch_stride,
+                                                        src_row_stride, dst_batch_stride, dst_row_stride);
+  KF_LAUNCH_CHECK();
+}
+
+// Any rank-5 strided view (outer, c, d, h, w) -> packed (outer, d, h, w, c_padded), zero-filled channels.
+struct Strided5 {
+  int64_t sizes[5];    // outer, C, D, H, W
+  int64_t strides[5];  // element strides, same order
+};
+
+__global__ void pack_channels_last_kernel(const Bits16* __restrict__ src, Bits16* __restrict__ dst, Strided5 v,
+                                          int64_t c_padded) {
+  const int64_t total = v.sizes[0] * v.sizes[2] * v.sizes[3] * v.sizes[4] * c_padded;
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
+    int64_t r = e;
+    const int64_t c = r % c_padded; r /= c_padded;
+    const int64_t w = r % v.sizes[4]; r /= v.sizes[4];
+    const int64_t h = r % v.sizes[3]; r /= v.sizes[3];
+    const int64_t d = r % v.sizes[2];
+    const int64_t o = r / v.sizes[2];
+    dst[e] = c < v.sizes[1] ? src[o * v.strides[0] + c * v.strides[1] + d * v.strides[2] + h * v.strides[3] +
+                                  w * v.strides[4]]
+                            : Bits16(0);
+  }
+}
+
+// Packed (n, d, h, w, k) -> any rank-5 strided view (n, k, d, h, w).
+__global__ void unpack_channels_last_kernel(const Bits16* __restrict__ src, Bits16* __restrict__ dst, Strided5 v) {
+  const int64_t total = v.sizes[0] * v.sizes[1] * v.sizes[2] * v.sizes[3] * v.sizes[4];
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
+    int64_t r = e;
+    const int64_t k = r % v.sizes[1]; r /= v.sizes[1];
+    const int64_t w = r % v.sizes[4]; r /= v.sizes[4];
+    const int64_t h = r % v.sizes[3]; r /= v.sizes[3];
+    const int64_t d = r % v.sizes[2];
+    const int64_t n = r / v.sizes[2];
+    dst[n * v.strides[0] + k * v.strides[1] + d * v.strides[2] + h * v.strides[3] + w * v.strides[4]] = src[e];
+  }
+}
+
+unsigned grid_for(int64_t elements) {
+  return unsigned(std::clamp<int64_t>((elements + 255) / 256, 1, 132 * 32));  // grid-stride loops beyond
+}
+
+Strided5 strided(std::array<int64_t, 5> sizes, const std::array<int64_t, 5>& strides) {
+  Strided5 v{};
+  for (int i = 0; i < 5; ++i) v.sizes[i] = sizes[i], v.strides[i] = strides[i];
+  return v;
+}
+
+int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+// Packed NDHWC / KTRSC strides of (outer, C, D, H, W) sizes: channel innermost.
+std::array<int64_t, 5> channels_last_strides(const std::array<int64_t, 5>& sz) {
+  return {sz[1] * sz[2] * sz[3] * sz[4], 1, sz[3] * sz[4] * sz[1], sz[4] * sz[1], sz[1]};
+}
+
+// One staged input (x or w): the transpose for the channels-first order, else the gather.
+void stage_input(const void* src, void* dst, const std::array<int64_t, 5>& sizes,
+                 const std::array<int64_t, 5>& strides, Layout layout, int64_t c_padded, cudaStream_t s) {
+  const int64_t spatial = sizes[2] * sizes[3] * sizes[4];
+  if (layout == Layout::ncdhw) {
+    transpose_pad(src, dst, sizes[0], sizes[1], c_padded, spatial, strides[0], strides[1], spatial * c_padded,
+                  c_padded, s);
+    return;
+  }
+  const int64_t total = sizes[0] * spatial * c_padded;
+  pack_channels_last_kernel<<<grid_for(total), 256, 0, s>>>(static_cast<const Bits16*>(src),
+                                                            static_cast<Bits16*>(dst), strided(sizes, strides),
+                                                            c_padded);
+  KF_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+ChannelsLastPlan plan_channels_last(const ConvProblem& p) {
+  KF_CHECK(p.groups == 1 && p.K % kChannelAlignment == 0 && dtype_size(p.dtype) == sizeof(Bits16),
+           "channels-last staging: needs groups 1, K % 8 == 0 and 16-bit elements, got " + p.describe());
+  ChannelsLastPlan plan;
+  plan.inner = p;
+  ConvProblem& in = plan.inner;
+  in.C = round_up(p.C, kChannelAlignment);
+  in.x_strides = channels_last_strides({in.N, in.C, in.D, in.H, in.W});
+  in.w_strides = channels_last_strides({in.K, in.C, in.T, in.R, in.S});
+  in.y_strides = channels_last_strides({in.N, in.K, in.Do, in.Ho, in.Wo});
+  const bool padded = in.C != p.C;
+  const size_t e = dtype_size(p.dtype);
+  plan.stage_x = padded || p.x_layout() != Layout::ndhwc;
+  plan.stage_w = padded || p.w_layout() != Layout::ndhwc;
+  plan.stage_y = p.y_layout() != Layout::ndhwc;
+  // Rounded to 256 bytes so every staged tensor starts TMA-aligned.
+  if (plan.stage_x) plan.x_bytes = round_up(in.x_numel() * e, 256);
+  if (plan.stage_w) plan.w_bytes = round_up(in.w_numel() * e, 256);
+  if (plan.stage_y) plan.y_bytes = round_up(in.y_numel() * e, 256);
+  return plan;
+}
+
+StagedArgs stage_inputs(const ChannelsLastPlan& plan, const ConvProblem& p, const ConvArgs& a, void* staging,
+                        cudaStream_t s) {
+  char* base = static_cast<char*>(staging);
+  StagedArgs out{a.x, a.w, a.y};
+  const int64_t cp = plan.inner.C;
+  if (plan.stage_x) {
+    stage_input(a.x, base, {p.N, p.C, p.D, p.H, p.W}, p.x_strides, p.x_layout(), cp, s);
+    out.x = base;
+  }
+  if (plan.stage_w) {
+    void* w = base + plan.x_bytes;
+    stage_input(a.w, w, {p.K, p.C, p.T, p.R, p.S}, p.w_strides, p.w_layout(), cp, s);
+    out.w = w;
+  }
+  if (plan.stage_y) out.y = base + plan.x_bytes + plan.w_bytes;
+  return out;
+}
+
+void finish_output(const ChannelsLastPlan& plan, const ConvProblem& p, const StagedArgs& staged, void* y,
+                   cudaStream_t s) {
+  if (!plan.stage_y) return;
+  const int64_t spatial = p.Do * p.Ho * p.Wo;
+  if (p.y_layout() == Layout::ncdhw) {
+    // [n][spatial][k] -> [n][k][spatial]
+    transpose_pad(staged.y, y, p.N, spatial, spatial, p.K, spatial * p.K, p.K, p.y_strides[0], p.y_strides[1], s);
+    return;
+  }
+  const int64_t total = p.y_numel();
+  unpack_channels_last_kernel<<<grid_for(total), 256, 0, s>>>(static_cast<const Bits16*>(staged.y),
+                                                              static_cast<Bits16*>(y),
+                                                              strided({p.N, p.K, p.Do, p.Ho, p.Wo}, p.y_strides));
+  KF_LAUNCH_CHECK();
+}
+
+}  // namespace kforge::dense

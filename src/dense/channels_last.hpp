@@ -1,0 +1,41 @@
+// Channels-last staging for the implicit-GEMM kernels, which read NDHWC activations and KTRSC filters with a
+// channel count that is a multiple of 8 (16-byte TMA strides) and write NDHWC outputs.
+// A problem in any other layout (PyTorch's default NCDHW, strided views) or with C % 8 != 0 runs through a
+// workspace: x -> NDHWC with C padded by zeros, w -> KTRSC padded alike, the kernel writes an NDHWC y, which is
+// copied into the caller's layout. Zero channels add nothing to the sums, so the result is the same function.
+// NCDHW <-> NDHWC go through a tiled transpose (coalesced on both sides); other strides through a gather.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "dispatch/registry.hpp"
+
+namespace kforge::dense {
+
+constexpr int64_t kChannelAlignment = 8;
+
+struct ChannelsLastPlan {
+  ConvProblem inner;            // what the kernel runs: packed NDHWC x (C padded), KTRSC w, NDHWC y
+  bool stage_x = false, stage_w = false, stage_y = false;  // which tensors go through the workspace
+  size_t x_bytes = 0, w_bytes = 0, y_bytes = 0;            // their workspace sizes (0 when not staged)
+  size_t staging_bytes() const { return x_bytes + w_bytes + y_bytes; }
+};
+
+// The plan for `p` (groups == 1; K must already be a multiple of 8: the output is never padded).
+ChannelsLastPlan plan_channels_last(const ConvProblem& p);
+
+// Device pointers of the inner problem; `staging` holds plan.staging_bytes(). stage_inputs() copies x and w
+// where the plan says so; finish_output() copies the staged y into the caller's y.
+struct StagedArgs {
+  const void* x;
+  const void* w;
+  void* y;
+};
+StagedArgs stage_inputs(const ChannelsLastPlan& plan, const ConvProblem& p, const ConvArgs& a, void* staging,
+                        cudaStream_t s);
+void finish_output(const ChannelsLastPlan& plan, const ConvProblem& p, const StagedArgs& staged, void* y,
+                   cudaStream_t s);
+
+}  // namespace kforge::dense

@@ -1,0 +1,174 @@
+// Our persistent sm90 conv kernel, composed from CUTLASS 4.2 parts.
+//
+// CUTLASS refuses persistent schedules for conv ("Persistent schedules not support for conv yet",
+// conv/dispatch_policy.hpp) only through its builder; the im2col mainloop itself is schedule-agnostic (load/mma
+// take a tile coordinate and a thread index). We give that mainloop a 2x1 warpgroup TiledMma and run it in the
+// persistent GEMM kernel (cooperative or ping-pong; persistent or stream-K tile scheduler), through
+// `ConvMainloopAdapter`, which lets the GEMM kernel see the linearized problem (M = N*Do*Ho*Wo, N = K,
+// K = (C,S,R,T)) while the TMA descriptors are still built from the conv geometry. The epilogue is the GEMM TMA
+// epilogue on the row-major [M, K] view of an NDHWC output, with the bias fused.
+#pragma once
+
+// First: cute before the CUTLASS conv headers, which use it without including it.
+#include "dense/sm90_conv_common.cuh"
+#include "dense/sm90_conv_runner.cuh"
+
+#include <cutlass/conv/collective/collective_builder.hpp>
+#include <cutlass/conv/detail.hpp>
+#include <cutlass/gemm/device/gemm_universal_adapter.h>
+#include <cutlass/gemm/kernel/gemm_universal.hpp>
+
+
+namespace kforge::dense::sm90 {
+
+// How the persistent tile scheduler walks the output tiles (autotuner candidates; ignored by AsShippedConv).
+struct ScheduleOptions {
+  int max_swizzle = 1;  // 1, 2, 4, 8: tiles grouped for L2 reuse of A/B
+  int raster = 0;       // 0: CUTLASS heuristic, 1: along M, 2: along N
+  int splits = 1;       // stream-K scheduler only: K split into this many parts (1: data-parallel)
+};
+
+// The im2col conv mainloop, seen by the GEMM kernel: its problem shape is the linearized MNKL; the conv geometry
+// the TMA descriptors need travels in the mainloop arguments.
+template <class ConvMainloop>
+struct ConvMainloopAdapter : ConvMainloop {
+  struct Arguments {
+    Element const* ptr_A = nullptr;  // activations, NDHWC
+    Element const* ptr_B = nullptr;  // filters, KTRSC
+    ConvShape conv{};
+  };
+  using Params = typename ConvMainloop::Params;
+  // The GEMM kernel only checks that its operands' strides are rank 3 ([M|N, K, L]); the im2col mainloop keeps
+  // using its own conv strides (the base class's), which these names do not change.
+  using StrideA = cute::Stride<int64_t, cute::_1, int64_t>;
+  using StrideB = cute::Stride<int64_t, cute::_1, int64_t>;
+
+  static constexpr int NumProducerThreadEvents = 1;  // one elected thread issues the TMA loads of a stage
+
+  // The GEMM kernel reads the tile counts (and an L, batch, mode conv does not have) off the first two tiled
+  // operands it gets from load_init, and hands the whole tuple back to load. So load_init returns coordinate
+  // tensors of the GEMM-shaped extents (no memory behind them) followed by the conv mainloop's own operands,
+  // which load passes on unchanged.
+  template <class ProblemShapeMNKL>
+  CUTLASS_DEVICE auto load_init(ProblemShapeMNKL const& mnkl, Params const& params) {
+    auto [gA_mk, gB_nk] = ConvMainloop::load_init(mnkl, params);
+    return cute::make_tuple(cute::make_identity_tensor(cute::append(cute::shape(gA_mk), cute::_1{})),
+                            cute::make_identity_tensor(cute::append(cute::shape(gB_nk), cute::_1{})), gA_mk, gB_nk);
+  }
+  template <class ShapeA, class ShapeB, class TensorA, class TensorB, class KTileIterator, class BlockCoord>
+  CUTLASS_DEVICE void load(Params const& params, typename ConvMainloop::MainloopPipeline pipeline,
+                           typename ConvMainloop::PipelineState state,
+                           cute::tuple<ShapeA, ShapeB, TensorA, TensorB> const& inputs, BlockCoord const& blk_coord,
+                           KTileIterator k_tile_iter, int k_tile_count, int thread_idx, uint32_t block_rank_in_cluster,
+                           typename ConvMainloop::TensorStorage& smem) {
+    ConvMainloop::load(params, pipeline, state, cute::make_tuple(get<2>(inputs), get<3>(inputs)), blk_coord,
+                       k_tile_iter, k_tile_count, thread_idx, block_rank_in_cluster, smem);
+  }
+
+  template <class ProblemShapeMNKL>
+  static Params to_underlying_arguments(ProblemShapeMNKL const&, Arguments const& args, void* workspace) {
+    return ConvMainloop::to_underlying_arguments(args.conv, {args.ptr_A, args.ptr_B}, workspace);
+  }
+  template <class ProblemShapeMNKL>
+  static bool can_implement(ProblemShapeMNKL const&, Arguments const& args) {
+    return ConvMainloop::can_implement(args.conv, {args.ptr_A, args.ptr_B});
+  }
+};
+
+// (M, K_out, (C, S, R, T), L = 1): what the GEMM kernel and its tile scheduler iterate. L is a run-time int
+// because the epilogue's TMA-store type is built for a dynamic batch mode.
+using LinearProblemShape = cute::Shape<int, int, cute::Shape<int, int, int, int>, int>;
+
+inline LinearProblemShape linear_problem_shape(ConvShape const& shape) {
+  const auto [m, n, k, l] = cutlass::conv::detail::get_linearized_problem_shape_MNKL(shape);
+  return {int(m), int(n), k, int(l)};
+}
+
+template <class KernelSchedule>
+struct EpilogueScheduleFor;
+template <>
+struct EpilogueScheduleFor<cutlass::gemm::KernelTmaWarpSpecializedCooperative> {
+  using type = cutlass::epilogue::TmaWarpSpecializedCooperative;
+  using MmaWarpGroups = cute::Layout<Shape<_2, _1, _1>>;  // two consumer warpgroups split the tile's M
+};
+template <>
+struct EpilogueScheduleFor<cutlass::gemm::KernelTmaWarpSpecializedPingpong> {
+  using type = cutlass::epilogue::TmaWarpSpecialized;
+  using MmaWarpGroups = cute::Layout<Shape<_1, _1, _1>>;  // each consumer warpgroup owns a whole tile, alternating
+};
+
+template <class TileShape, class ClusterShape, class KernelSchedule, class TileSchedulerTag>
+struct PersistentConv {
+  using EpiSchedule = EpilogueScheduleFor<KernelSchedule>;
+  using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+      cutlass::epilogue::collective::EpilogueTileAuto, Accumulator, Accumulator,
+      void, cutlass::layout::RowMajor, kAlignment, Element, cutlass::layout::RowMajor, kAlignment,
+      typename EpiSchedule::type, BiasFusion>::CollectiveOp;
+
+  // Shared memory left for the mainloop: the epilogue's buffers and the persistent kernel's scheduler/barrier
+  // storage (1 KiB covers the latter) come first; the rest becomes pipeline stages.
+  static constexpr int kStageBytes = int(sizeof(Element)) * (size<0>(TileShape{}) + size<1>(TileShape{})) *
+                                     size<2>(TileShape{}) + int(sizeof(typename cutlass::PipelineTmaAsync<1>::SharedStorage));
+  static constexpr int kStages = (cutlass::gemm::collective::detail::sm90_smem_capacity_bytes -
+                                  int(sizeof(typename Epilogue::SharedStorage)) - 1024) / kStageBytes;
+  static_assert(kStages >= 3, "tile too large: fewer than 3 pipeline stages fit in shared memory");
+
+  using TiledMma = decltype(make_tiled_mma(
+      GMMA::ss_op_selector<Element, Element, Accumulator, TileShape, GMMA::Major::K, GMMA::Major::K>(),
+      typename EpiSchedule::MmaWarpGroups{}));
+  using SmemLayoutAtomA = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
+      GMMA::Major::K, Element, decltype(get<0>(TileShape{})), decltype(get<2>(TileShape{}))>());
+  using SmemLayoutAtomB = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
+      GMMA::Major::K, Element, decltype(get<1>(TileShape{})), decltype(get<2>(TileShape{}))>());
+  using SmemLayoutA = decltype(tile_to_shape(SmemLayoutAtomA{},
+      make_shape(shape<0>(TileShape{}), shape<2>(TileShape{}), Int<kStages>{}), Step<_2, _1, _3>{}));
+  using SmemLayoutB = decltype(tile_to_shape(SmemLayoutAtomB{},
+      make_shape(shape<1>(TileShape{}), shape<2>(TileShape{}), Int<kStages>{}), Step<_2, _1, _3>{}));
+  // A (im2col) is multicast along the cluster's N extent, B along its M extent.
+  using CopyA = decltype(cutlass::conv::collective::detail::sm90_cluster_shape_to_im2col_tma_atom(shape<1>(ClusterShape{})));
+  using CopyB = decltype(cutlass::gemm::collective::detail::sm90_cluster_shape_to_tma_atom(shape<0>(ClusterShape{})));
+
+  using Policy = cutlass::conv::MainloopSm90TmaGmmaWarpSpecializedImplicitGemm<
+      cutlass::conv::Operator::kFprop, kStages, 3, ClusterShape, KernelSchedule>;
+  using Mainloop = ConvMainloopAdapter<cutlass::conv::collective::CollectiveConv<
+      Policy, TileShape, Element, Element, TiledMma,
+      cutlass::conv::collective::detail::Sm90ImplicitGemmTileTraits<CopyA, SmemLayoutA>,
+      cutlass::conv::collective::detail::Sm90ImplicitGemmTileTraits<CopyB, SmemLayoutB>>>;
+
+  using Kernel = cutlass::gemm::kernel::GemmUniversal<LinearProblemShape, Mainloop, Epilogue, TileSchedulerTag>;
+  using Device = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
+};
+
+template <class Conv>
+typename Conv::Device::Arguments persistent_arguments(const ConvProblem& in, const void* x, const void* w,
+                                                      const void* bias, void* y,
+                                                      const cutlass::KernelHardwareInfo& hw, const ScheduleOptions& opt) {
+  using Kernel = typename Conv::Kernel;
+  const ConvShape shape = conv_shape(in);
+  const LinearProblemShape mnkl = linear_problem_shape(shape);
+  typename Kernel::EpilogueArguments epi{};
+  const int64_t m = cute::get<0>(mnkl);
+  epi.dD = cute::make_stride(in.K, cute::_1{}, m * in.K);  // NDHWC output = row-major [M, K]
+  epi.dC = epi.dD;
+  epi.ptr_D = static_cast<Element*>(y);
+  epi.thread.bias_ptr = static_cast<const Element*>(bias);
+  typename Kernel::TileScheduler::Arguments sched{};
+  sched.max_swizzle_size = opt.max_swizzle;
+  using Raster = decltype(sched.raster_order);
+  sched.raster_order = opt.raster == 1 ? Raster::AlongM : opt.raster == 2 ? Raster::AlongN : Raster::Heuristic;
+  if constexpr (requires { sched.splits; }) sched.splits = opt.splits;
+  return {cutlass::gemm::GemmUniversalMode::kGemm, mnkl,
+          {static_cast<const Element*>(x), static_cast<const Element*>(w), shape}, epi, hw, sched};
+}
+
+template <class Conv>
+Variant persistent_variant(std::string name, std::string idea, std::string source, ScheduleOptions opt = {}) {
+  return make_variant<Conv>(std::move(name), std::move(idea), std::move(source),
+                            [opt](const ConvProblem& in, const void* x, const void* w, const void* b, void* y,
+                                  const cutlass::KernelHardwareInfo& hw) {
+                              return persistent_arguments<Conv>(in, x, w, b, y, hw, opt);
+                            });
+}
+
+}  // namespace kforge::dense::sm90

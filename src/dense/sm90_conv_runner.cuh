@@ -1,0 +1,82 @@
+// Host side of the CUTLASS-composed dense kernels: ConvProblem -> CUTLASS arguments, can_implement as a refusal
+// reason, and one registry Variant per instantiation (channels-last staging for every other layout).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <limits>
+#include <string>
+
+#include "dense/channels_last.hpp"
+#include "dense/sm90_conv_common.cuh"
+#include "dispatch/registry.hpp"
+
+namespace kforge::dense::sm90 {
+
+inline ConvShape conv_shape(const ConvProblem& in) {
+  // in: packed NDHWC x, KTRSC w, NDHWC y (a channels-last plan's inner problem). CUTLASS takes int extents.
+  auto i32 = [](int64_t v) { return static_cast<int>(v); };
+  return ConvShape(cutlass::conv::Mode::kCrossCorrelation,
+                   {i32(in.N), i32(in.D), i32(in.H), i32(in.W), i32(in.C)},
+                   {in.x_strides[0], in.x_strides[2], in.x_strides[3], in.x_strides[4], 1},
+                   {i32(in.K), i32(in.T), i32(in.R), i32(in.S), i32(in.C)},
+                   {in.w_strides[0], in.w_strides[2], in.w_strides[3], in.w_strides[4], 1},
+                   {i32(in.pad_lo[0]), i32(in.pad_lo[1]), i32(in.pad_lo[2])},
+                   {i32(in.pad_hi[0]), i32(in.pad_hi[1]), i32(in.pad_hi[2])},
+                   {i32(in.stride[0]), i32(in.stride[1]), i32(in.stride[2])},
+                   {i32(in.dilation[0]), i32(in.dilation[1]), i32(in.dilation[2])}, 1);
+}
+
+inline cutlass::KernelHardwareInfo hardware_info() {
+  cutlass::KernelHardwareInfo hw;
+  KF_CUDA_CHECK(cudaGetDevice(&hw.device_id));
+  hw.sm_count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(hw.device_id);
+  return hw;
+}
+
+// Placeholder device addresses for can_implement before any tensor exists: TMA-aligned, never dereferenced.
+inline const Element* aligned_placeholder() { return reinterpret_cast<const Element*>(uintptr_t{1} << 20); }
+
+// Registry glue shared by every instantiation: `arguments(inner, x, w, bias, y, hw)` builds Conv's arguments.
+// accepts() runs without a GPU (CPU tests, `kforge list`), so it passes an empty hardware description.
+template <class Conv, class MakeArguments>
+Variant make_variant(std::string name, std::string idea, std::string source, MakeArguments arguments) {
+  auto accepts = [arguments](const ConvProblem& p) -> std::string {
+    if (p.dtype != DType::bf16) return "bf16 only (got " + std::string(dtype_name(p.dtype)) + ")";
+    if (p.groups != 1) return "groups == 1 only (got " + std::to_string(p.groups) + ")";
+    if (p.K % kChannelAlignment != 0) return "K % 8 != 0 (the output is not staged for padding)";
+    const ChannelsLastPlan plan = plan_channels_last(p);
+    const ConvProblem& in = plan.inner;
+    constexpr int64_t int_max = std::numeric_limits<int>::max();
+    for (int64_t v : {in.N, in.C, in.K, in.D, in.H, in.W, in.N * in.Do * in.Ho * in.Wo, in.C * in.T * in.R * in.S})
+      if (v > int_max) return "an extent or the GEMM M/K exceeds int32 (CUTLASS conv extents are int)";
+    typename Conv::Device::Arguments args =
+        arguments(in, aligned_placeholder(), aligned_placeholder(), p.has_bias ? aligned_placeholder() : nullptr,
+                  const_cast<Element*>(aligned_placeholder()), cutlass::KernelHardwareInfo{});
+    if (Conv::Device::can_implement(args) != cutlass::Status::kSuccess)
+      return "CUTLASS can_implement refuses it (im2col TMA corner range, alignment or tile limits)";
+    return "";
+  };
+  auto workspace = [arguments](const ConvProblem& p) -> size_t {
+    const ChannelsLastPlan plan = plan_channels_last(p);
+    const auto args = arguments(plan.inner, aligned_placeholder(), aligned_placeholder(), nullptr,
+                                const_cast<Element*>(aligned_placeholder()), hardware_info());
+    return plan.staging_bytes() + (Conv::Device::get_workspace_size(args) + 255) / 256 * 256;
+  };
+  auto launch = [arguments](const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
+    const ChannelsLastPlan plan = plan_channels_last(p);
+    const StagedArgs staged = stage_inputs(plan, p, a, a.workspace, s);
+    auto args = arguments(plan.inner, staged.x, staged.w, a.bias, staged.y, hardware_info());
+    void* cutlass_ws = static_cast<char*>(a.workspace) + plan.staging_bytes();
+    typename Conv::Device op;
+    cutlass::Status st = op.initialize(args, cutlass_ws, s);
+    if (st == cutlass::Status::kSuccess) st = op.run(s);
+    KF_CHECK(st == cutlass::Status::kSuccess,
+             std::string("CUTLASS conv failed: ") + cutlassGetStatusString(st) + " for " + p.describe());
+    KF_LAUNCH_CHECK();
+    finish_output(plan, p, staged, a.y, s);
+  };
+  return Variant{std::move(name), "dense", std::move(idea), accepts, launch, std::move(source), workspace};
+}
+
+}  // namespace kforge::dense::sm90

@@ -1,0 +1,150 @@
+// The dense family: every registered dense variant against the fp64 CPU reference on small problems that reach
+// every path (channels-last direct, NCDHW staging, channel padding, partial tiles, stride, dilation, asymmetric
+// padding, 1D/2D, N > 1, persistent loops over many tiles); the accepts() contract and the staging plan on the
+// CPU; and the SASS of the fast kernels (wgmma, no local memory) from the build's cubins.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "dense/channels_last.hpp"
+#include "gpu_test_util.hpp"
+#include "tools/asm.hpp"
+#include "variant_check.hpp"
+
+namespace kforge {
+namespace {
+
+using testing::dense_view;
+using testing::params_of;
+
+ConvProblem dense_problem(int64_t N, int64_t C, int64_t K, const std::vector<int64_t>& input,
+                          const std::vector<int64_t>& kernel, const ConvParams& params, Layout layout, bool bias,
+                          DType dtype = DType::bf16) {
+  std::vector<int64_t> xs{N, C}, ws{K, C / params.groups};
+  xs.insert(xs.end(), input.begin(), input.end());
+  ws.insert(ws.end(), kernel.begin(), kernel.end());
+  const TensorView x = dense_view(xs, dtype, layout), w = dense_view(ws, dtype, layout);
+  const TensorView b = TensorView::contiguous(nullptr, dtype, {K});
+  const TensorView y = dense_view(conv_output_sizes(x, w, params), dtype, layout);
+  return make_problem(x, w, bias ? &b : nullptr, &y, params);
+}
+
+std::vector<ConvProblem> dense_problems() {
+  const ConvParams unit = params_of({1}, {0}, {}, {1}), same1 = params_of({1}, {1}, {}, {1});
+  std::vector<ConvProblem> out;
+  for (Layout l : {Layout::ndhwc, Layout::ncdhw}) {
+    out.push_back(dense_problem(1, 64, 64, {6, 10, 12}, {3, 3, 3}, same1, l, true));         // one partial M tile
+    out.push_back(dense_problem(1, 3, 32, {5, 17, 19}, {3, 3, 3}, same1, l, true));          // RGB stem: C padded
+    out.push_back(dense_problem(1, 16, 128, {4, 30, 31}, {1, 1, 1}, unit, l, false));        // pointwise
+    out.push_back(dense_problem(2, 16, 32, {9, 12, 14}, {3, 3, 3}, params_of({2}, {1}, {}, {1}), l, true));
+    out.push_back(dense_problem(1, 24, 40, {8, 11, 13}, {3, 3, 3}, params_of({1}, {0, 1, 2}, {1, 2, 0}, {2}), l, true));
+    out.push_back(dense_problem(1, 32, 24, {1, 33, 35}, {1, 3, 3}, same1, l, true));         // conv2d as 3D
+    out.push_back(dense_problem(2, 16, 16, {1, 1, 77}, {1, 1, 5}, params_of({1}, {2}, {}, {1}), l, false));  // conv1d
+    out.push_back(dense_problem(1, 12, 8, {7, 9, 10}, {3, 1, 1}, params_of({1}, {1, 0, 0}, {}, {1}), l, true));
+    out.push_back(dense_problem(1, 128, 256, {8, 16, 20}, {3, 3, 3}, same1, l, true));       // many tiles per SM
+  }
+  // Other dtypes and groups: the tensor-core variants refuse them; the direct fallback answers.
+  out.push_back(dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16));
+  ConvParams two_groups = same1;
+  two_groups.groups = 2;
+  out.push_back(dense_problem(1, 16, 16, {4, 6, 7}, {3, 3, 3}, two_groups, Layout::ndhwc, true));
+  out.push_back(dense_problem(1, 16, 20, {4, 6, 7}, {3, 3, 3}, same1, Layout::ndhwc, true));  // K % 8 != 0
+  return out;
+}
+
+TEST(Dense, EveryVariantMatchesReference) {
+  KF_REQUIRE_GPU();
+  testing::check_family("dense", "dense_v0_direct", dense_problems(), 7000);
+}
+
+// ---- CPU ----
+
+bool is_tensor_core_variant(const Variant& v) { return v.name != "dense_v0_direct"; }
+
+TEST(DenseAccepts, TensorCoreVariantsStateTheirLimits) {
+  const ConvParams same1 = params_of({1}, {1}, {}, {1});
+  ConvParams grouped = same1;
+  grouped.groups = 2;
+  const ConvProblem ok_ncdhw = dense_problem(1, 3, 32, {5, 17, 19}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  const ConvProblem ok_ndhwc = dense_problem(1, 64, 64, {6, 10, 12}, {3, 3, 3}, same1, Layout::ndhwc, false);
+  const ConvProblem f16 = dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16);
+  const ConvProblem groups = dense_problem(1, 16, 16, {4, 6, 7}, {3, 3, 3}, grouped, Layout::ndhwc, true);
+  const ConvProblem odd_k = dense_problem(1, 16, 20, {4, 6, 7}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  int checked = 0;
+  for (const Variant* v : Registry::instance().family("dense")) {
+    if (!is_tensor_core_variant(*v)) continue;
+    ++checked;
+    EXPECT_EQ(v->accepts(ok_ncdhw), "") << v->name;
+    EXPECT_EQ(v->accepts(ok_ndhwc), "") << v->name;
+    EXPECT_NE(v->accepts(f16).find("bf16"), std::string::npos) << v->name << ": " << v->accepts(f16);
+    EXPECT_NE(v->accepts(groups).find("groups"), std::string::npos) << v->name << ": " << v->accepts(groups);
+    EXPECT_NE(v->accepts(odd_k).find("K % 8"), std::string::npos) << v->name << ": " << v->accepts(odd_k);
+  }
+  EXPECT_GE(checked, 4) << "the CUTLASS anchor and our persistent kernels should be registered";
+}
+
+TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
+  const ConvParams same1 = params_of({1}, {1}, {}, {1});
+  const ConvProblem wide = dense_problem(1, 64, 256, {6, 10, 12}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  const ConvProblem narrow = dense_problem(1, 64, 96, {6, 10, 12}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  const ConvProblem f16 = dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16);
+  EXPECT_EQ(choose_variant(wide).name, "dense_v2_persistent_128x256x64");
+  EXPECT_EQ(choose_variant(narrow).name, "dense_v3_persistent_256x128x64");
+  EXPECT_EQ(choose_variant(f16).name, "dense_v0_direct");
+}
+
+TEST(ChannelsLastPlan, StagesOnlyWhatTheKernelCannotRead) {
+  const ConvParams same1 = params_of({1}, {1}, {}, {1});
+  const ConvProblem ndhwc = dense_problem(2, 64, 32, {4, 5, 6}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  const dense::ChannelsLastPlan direct = dense::plan_channels_last(ndhwc);
+  EXPECT_FALSE(direct.stage_x || direct.stage_w || direct.stage_y);
+  EXPECT_EQ(direct.staging_bytes(), 0u);
+
+  const ConvProblem ncdhw = dense_problem(2, 64, 32, {4, 5, 6}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  const dense::ChannelsLastPlan staged = dense::plan_channels_last(ncdhw);
+  EXPECT_TRUE(staged.stage_x && staged.stage_w && staged.stage_y);
+  EXPECT_EQ(staged.inner.x_layout(), Layout::ndhwc);
+  EXPECT_EQ(staged.inner.w_layout(), Layout::ndhwc);
+  EXPECT_EQ(staged.inner.y_layout(), Layout::ndhwc);
+  EXPECT_EQ(staged.x_bytes, size_t(2 * 64 * 4 * 5 * 6 * 2 + 255) / 256 * 256);
+
+  // C = 3 in channels-last: x and w are padded to 8 channels, y is written in place.
+  const ConvProblem stem = dense_problem(1, 3, 16, {4, 5, 6}, {3, 3, 3}, same1, Layout::ndhwc, false);
+  const dense::ChannelsLastPlan padded = dense::plan_channels_last(stem);
+  EXPECT_EQ(padded.inner.C, 8);
+  EXPECT_TRUE(padded.stage_x && padded.stage_w);
+  EXPECT_FALSE(padded.stage_y);
+  EXPECT_EQ(padded.w_bytes, size_t(16 * 27 * 8 * 2 + 255) / 256 * 256);
+  EXPECT_EQ(padded.inner.x_strides[1], 1);
+  EXPECT_EQ(padded.inner.x_strides[4], 8);
+}
+
+// The SASS check the issue asks for: the tensor-core kernels use wgmma (HGMMA) and never touch local memory.
+TEST(DenseSass, TensorCoreKernelsUseWgmmaWithoutSpills) {
+  const std::string path = default_asm_manifest_path();
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no kernel build manifest at " << path << " (KFORGE_ASM=OFF)";
+  const AsmManifest m = load_asm_manifest(path);
+  try {
+    find_cuda_tool("cuobjdump");
+  } catch (const Error& e) {
+    GTEST_SKIP() << "needs cuobjdump: " << e.what();
+  }
+  int checked = 0;
+  for (const Variant* v : Registry::instance().family("dense")) {
+    if (!is_tensor_core_variant(*v)) continue;
+    const AsmUnit& unit = m.unit(v->source);
+    const std::string sass = disassemble(unit.cubin);
+    EXPECT_NE(sass.find("HGMMA"), std::string::npos) << v->name << ": no wgmma in its SASS";
+    for (const KernelResources& k : resource_usage(unit.cubin)) {
+      EXPECT_EQ(k.local_bytes, 0) << v->name << ": " << k.name << " uses local memory (spills)";
+      EXPECT_EQ(k.stack_bytes, 0) << v->name << ": " << k.name << " has a stack frame";
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 4);
+}
+
+}  // namespace
+}  // namespace kforge
