@@ -45,6 +45,9 @@ struct BenchRow {
   nlohmann::json to_json() const;
 };
 
+// The roofline floor of a problem: max(minimal bytes at the copy bandwidth, FLOPs at the bf16 GEMM rate).
+double roofline_floor_ms(const ConvProblem& p, const Ceilings& ceilings);
+
 // Runs one suite case for the family's variants (suite.name picks the family). Ceilings give the floor.
 std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const BenchOptions& opt,
                                  const Ceilings& ceilings);
