@@ -31,7 +31,15 @@ KernelComparison compare_kernels(const RunTask& task, const KernelImage& a, cons
   c.a = describe_kernel(task, a, ka, ceilings);
   c.b = describe_kernel(task, b, kb, ceilings);
   c.refusal = first_refusal(c);
-  if (!c.refusal.empty()) return c;
+  if (!c.refusal.empty()) {
+    // The other build is not run either: its row says so rather than looking checked.
+    for (KernelRun* run : {&c.a, &c.b}) {
+      if (run->row.status == "SKIP") continue;
+      run->row.status = "SKIP";
+      run->row.reason = "not run: the other build refuses the task";
+    }
+    return c;
+  }
 
   const ConvProblem& p = task.problem;
   const CudaStream stream;
