@@ -1,6 +1,4 @@
 // kforge: the workbench CLI. Every subcommand iterates the variant registry through the shared bench loop.
-#include <cuda_runtime_api.h>
-
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <ctime>
@@ -13,8 +11,11 @@
 
 #include "bench/bench.hpp"
 #include "cmd_asm.hpp"
+#include "cmd_compare.hpp"
 #include "cmd_history.hpp"
+#include "cmd_run.hpp"
 #include "dispatch/registry.hpp"
+#include "gpu.hpp"
 #include "measure/ceilings.hpp"
 #include "measure/device_info.hpp"
 #include "printers.hpp"
@@ -27,11 +28,9 @@ using namespace kforge;
 
 // One clear line and a non-zero exit when there is no GPU (the CPU-only machines of CI and development).
 int require_gpu() {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e == cudaSuccess && n > 0) return 0;
-  std::cerr << "kforge: no CUDA GPU found (" << (e == cudaSuccess ? "0 devices" : cudaGetErrorName(e))
-            << "): this command needs an NVIDIA GPU (sm_80+, tuned for H100/H200)\n";
+  const std::string why = cli::gpu_unavailable();
+  if (why.empty()) return 0;
+  std::cerr << "kforge: " << why << ": this command needs an NVIDIA GPU (sm_80+, tuned for H100/H200)\n";
   return 2;
 }
 
@@ -194,6 +193,8 @@ int main(int argc, char** argv) {
 
   cli::HistoryCommand history(app);
   cli::AsmCommand assembly(app);
+  cli::RunCommand run(app);
+  cli::CompareCommand compare(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -203,6 +204,8 @@ int main(int argc, char** argv) {
     if (*list) return run_list(family);
     if (history.selected()) return history.run();
     if (assembly.selected()) return assembly.run();
+    if (run.selected()) return run.run();
+    if (compare.selected()) return compare.run();
     return run_bench(demo_args);  // demo, explicitly or by default
   } catch (const kforge::Error& e) {
     std::cerr << "kforge: " << e.what() << "\n";

@@ -6,91 +6,16 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <random>
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "core/device_buffer.hpp"
+#include "bench/check.hpp"
 #include "core/cuda_check.hpp"
-#include "core/random.hpp"
+#include "core/device_buffer.hpp"
 #include "dispatch/registry.hpp"
-#include "reference/reference.hpp"
 
 namespace kforge {
 namespace {
-
-// Element span of a dense rank-5 view (the problems the bench builds are dense in one of two layouts).
-int64_t span(const std::array<int64_t, 5>& strides, const std::array<int64_t, 5>& sizes) {
-  int64_t last = 0;
-  for (int i = 0; i < 5; ++i) last += (sizes[i] - 1) * strides[i];
-  return last + 1;
-}
-
-// Inputs of one check: drawn fresh from `seed`, and the fp64 reference of exactly those inputs: of every output,
-// or (samples > 0) of every output channel at `samples` output positions.
-struct CheckedInputs {
-  DeviceBuffer x, w, b, ref;
-  std::string reference;
-  DeviceBuffer positions;  // int64 linear (n, od, oh, ow) positions of the sampled reference
-  int64_t samples = 0;
-};
-
-// Output positions for a sampled reference: the corners of every batch's output volume (where padding and tile
-// edges meet) and uniformly random ones, enough for about opt.sampled_reference_macs multiply-adds.
-std::vector<int64_t> sample_positions(const ConvProblem& p, uint64_t seed, const BenchOptions& opt) {
-  const int64_t volume = p.Do * p.Ho * p.Wo, total = p.N * volume;
-  const double macs_per_position = double(p.K) * p.channels_per_group() * p.T * p.R * p.S;
-  const int64_t wanted = std::clamp<int64_t>(int64_t(opt.sampled_reference_macs / macs_per_position), 256, total);
-  std::vector<int64_t> out;
-  for (int64_t n : {int64_t{0}, p.N - 1})
-    for (int64_t d : {int64_t{0}, p.Do - 1})
-      for (int64_t h : {int64_t{0}, p.Ho - 1})
-        for (int64_t w : {int64_t{0}, p.Wo - 1}) out.push_back(((n * p.Do + d) * p.Ho + h) * p.Wo + w);
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int64_t> any(0, total - 1);
-  while (int64_t(out.size()) < wanted) out.push_back(any(rng));
-  return out;
-}
-
-CheckedInputs make_inputs(const ConvProblem& p, uint64_t seed, const BenchOptions& opt, cudaStream_t s) {
-  const size_t e = dtype_size(p.dtype);
-  const int64_t nx = span(p.x_strides, {p.N, p.C, p.D, p.H, p.W});
-  const int64_t nw = span(p.w_strides, {p.K, p.channels_per_group(), p.T, p.R, p.S});
-  const int64_t ny = span(p.y_strides, {p.N, p.K, p.Do, p.Ho, p.Wo});
-  CheckedInputs in{DeviceBuffer(nx * e), DeviceBuffer(nw * e), DeviceBuffer(p.has_bias ? p.K * e : 0), {}, ""};
-  fill_uniform(in.x.get(), p.dtype, nx, seed, -1.f, 1.f, s);
-  fill_uniform(in.w.get(), p.dtype, nw, seed + 1, -1.f, 1.f, s);
-  if (p.has_bias) fill_uniform(in.b.get(), p.dtype, p.K, seed + 2, -1.f, 1.f, s);
-  const double macs = static_cast<double>(p.y_numel()) * p.channels_per_group() * p.T * p.R * p.S;
-  if (macs > opt.gpu_reference_max_macs) {
-    const std::vector<int64_t> positions = sample_positions(p, seed + 3, opt);
-    in.samples = static_cast<int64_t>(positions.size());
-    in.positions = DeviceBuffer(positions);
-    in.ref = DeviceBuffer(in.samples * p.K * sizeof(double));
-    reference_conv_gpu_sampled(p, in.x.get(), in.w.get(), p.has_bias ? in.b.get() : nullptr,
-                               in.positions.as<int64_t>(), in.samples, in.ref.as<double>(), s);
-    in.reference = "gpu-fp64-sampled(" + std::to_string(in.samples) + " positions x " + std::to_string(p.K) + ")";
-    return in;
-  }
-  in.ref = DeviceBuffer(ny * sizeof(double));
-  if (macs <= opt.cpu_reference_max_macs) {
-    std::vector<char> hx(nx * e), hw(nw * e), hb(p.has_bias ? p.K * e : 0);
-    std::vector<double> href(ny, 0.0);
-    KF_CUDA_CHECK(cudaMemcpyAsync(hx.data(), in.x.get(), hx.size(), cudaMemcpyDeviceToHost, s));
-    KF_CUDA_CHECK(cudaMemcpyAsync(hw.data(), in.w.get(), hw.size(), cudaMemcpyDeviceToHost, s));
-    if (p.has_bias) KF_CUDA_CHECK(cudaMemcpyAsync(hb.data(), in.b.get(), hb.size(), cudaMemcpyDeviceToHost, s));
-    KF_CUDA_CHECK(cudaStreamSynchronize(s));
-    reference_conv_cpu(p, hx.data(), hw.data(), p.has_bias ? hb.data() : nullptr, href.data());
-    KF_CUDA_CHECK(cudaMemcpyAsync(in.ref.get(), href.data(), ny * sizeof(double), cudaMemcpyHostToDevice, s));
-    KF_CUDA_CHECK(cudaStreamSynchronize(s));
-    in.reference = "cpu-fp64";
-  } else {
-    reference_conv_gpu(p, in.x.get(), in.w.get(), p.has_bias ? in.b.get() : nullptr,
-                       static_cast<double*>(in.ref.get()), s);
-    in.reference = "gpu-fp64";
-  }
-  return in;
-}
 
 std::vector<const Variant*> variants_for(const Suite& suite, const BenchOptions& opt) {
   const Registry& reg = Registry::instance();
@@ -109,34 +34,28 @@ std::vector<const Variant*> variants_for(const Suite& suite, const BenchOptions&
 }
 
 // Poison, run, check against the reference, run again poisoned, compare bitwise.
-void check_variant(const Variant& v, const ConvProblem& p, const CheckedInputs& in, const BenchOptions& opt,
+void check_variant(const Variant& v, const ConvProblem& p, const CheckInputs& in, const BenchOptions& opt,
                    cudaStream_t s, BenchRow& row) {
-  const size_t ybytes = static_cast<size_t>(span(p.y_strides, {p.N, p.K, p.Do, p.Ho, p.Wo})) * dtype_size(p.dtype);
-  DeviceBuffer y(ybytes), y2(ybytes), ws(v.workspace(p));
-  ConvArgs args{in.x.get(), in.w.get(), p.has_bias ? in.b.get() : nullptr, y.get(), ws.get()};
-  const int64_t n = static_cast<int64_t>(ybytes / dtype_size(p.dtype));
-  fill_nan(y.get(), p.dtype, n, s);
-  v.launch(p, args, s);
-  KF_CUDA_CHECK(cudaStreamSynchronize(s));
-  if (in.samples > 0) {
-    const int64_t checked = in.samples * p.K;
-    DeviceBuffer sampled(checked * dtype_size(p.dtype));
-    gather_outputs(p, y.get(), in.positions.as<int64_t>(), in.samples, sampled.get(), s);
-    row.error = compare_device(sampled.get(), p.dtype, in.ref.as<double>(), checked, s);
-  } else {
-    row.error = compare_device(y.get(), p.dtype, in.ref.as<double>(), n, s);
-  }
+  const DeviceBuffer ws(v.workspace(p));
+  const CheckOutcome o = check_output(
+      p, in,
+      [&](void* y, cudaStream_t st) {
+        v.launch(p, {in.x.get(), in.w.get(), p.has_bias ? in.b.get() : nullptr, y, ws.get()}, st);
+      },
+      s);
+  row.error = o.error;
   row.reference = in.reference;
-  fill_nan(y2.get(), p.dtype, n, s);
-  args.y = y2.get();
-  v.launch(p, args, s);
-  row.deterministic = bitwise_equal_device(y.get(), y2.get(), ybytes, s);
+  row.deterministic = o.deterministic;
   const bool ok = row.error.passes(opt.max_calc_diff, opt.max_rel_l2) && row.deterministic;
   row.status = ok ? "PASS" : "FAIL";
   if (!row.deterministic) row.reason = "two runs on the same inputs differ bitwise";
 }
 
 }  // namespace
+
+double roofline_floor_ms(const ConvProblem& p, const Ceilings& ceilings) {
+  return std::max(p.min_bytes() / (ceilings.copy_tbps * 1e12), p.flops() / (ceilings.gemm_bf16_tflops * 1e12)) * 1e3;
+}
 
 double BenchRow::tflops() const { return timing ? flops / (timing->median_ms * 1e-3) / 1e12 : 0; }
 double BenchRow::tbps() const { return timing ? bytes / (timing->median_ms * 1e-3) / 1e12 : 0; }
@@ -172,8 +91,7 @@ std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const B
   const ConvProblem p = c.problem(opt.dtype, opt.layout);
   cudaStream_t s;
   KF_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  const double floor_ms = std::max(p.min_bytes() / (ceilings.copy_tbps * 1e12),
-                                   p.flops() / (ceilings.gemm_bf16_tflops * 1e12)) * 1e3;
+  const double floor_ms = roofline_floor_ms(p, ceilings);
   std::vector<BenchRow> rows;
   uint64_t check_no = 0;
   for (const Variant* v : variants_for(suite, opt)) {
@@ -198,11 +116,10 @@ std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const B
     }
     try {
       // Fresh inputs for every variant's check: each must compute the same function on any valid input.
-      const CheckedInputs in = make_inputs(p, opt.seed + 16 * check_no++, opt, s);
+      const CheckInputs in = make_check_inputs(p, opt.seed + 16 * check_no++, opt.reference, s);
       check_variant(*v, p, in, opt, s, row);
       if (opt.time && row.status == "PASS") {
-        const size_t ybytes = static_cast<size_t>(span(p.y_strides, {p.N, p.K, p.Do, p.Ho, p.Wo})) * dtype_size(p.dtype);
-        DeviceBuffer y(ybytes), ws(v->workspace(p));
+        DeviceBuffer y(output_bytes(p)), ws(v->workspace(p));
         const ConvArgs args{in.x.get(), in.w.get(), p.has_bias ? in.b.get() : nullptr, y.get(), ws.get()};
         row.timing = time_on_stream([&](cudaStream_t st) { v->launch(p, args, st); }, s, opt.timer);
       }

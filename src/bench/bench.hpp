@@ -9,6 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "bench/check.hpp"
 #include "bench/suite.hpp"
 #include "measure/ceilings.hpp"
 #include "measure/metrics.hpp"
@@ -23,11 +24,7 @@ struct BenchOptions {
   uint64_t seed = 0x6b666f726765ull;  // base seed; every check draws fresh inputs from seed + a counter
   double max_calc_diff = 1e-5;
   double max_rel_l2 = 1e-2;
-  double cpu_reference_max_macs = 2e8;  // above this, the GPU fp64 reference is used
-  // Above this, the fp64 reference covers every output channel at sampled output positions (corners + random),
-  // about sampled_reference_macs multiply-adds' worth: a full fp64 pass of the largest dense cases takes minutes.
-  double gpu_reference_max_macs = 6e11;
-  double sampled_reference_macs = 2e11;
+  ReferenceOptions reference;  // which fp64 reference checks use (CPU, GPU, sampled GPU)
   bool time = true;
   TimerOptions timer;
 };
@@ -48,6 +45,9 @@ struct BenchRow {
   double x_torch = 0;          // PyTorch median (given) / this median; 0 when unknown
   nlohmann::json to_json() const;
 };
+
+// The roofline floor of a problem: max(minimal bytes at the copy bandwidth, FLOPs at the bf16 GEMM rate).
+double roofline_floor_ms(const ConvProblem& p, const Ceilings& ceilings);
 
 // Runs one suite case for the family's variants (suite.name picks the family). Ceilings give the floor.
 std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const BenchOptions& opt,

@@ -27,6 +27,25 @@ ConvProblem SuiteCase::problem(DType dtype, Layout layout) const {
   return ConvProblem::dense(N, C, K, input, kernel, p, dtype, layout, bias);
 }
 
+SuiteCase parse_suite_case(const nlohmann::json& c, const std::string& suite_name, const std::string& where) {
+  SuiteCase sc;
+  sc.name = c.at("name").get<std::string>();
+  const std::string at = where + " case " + sc.name;
+  sc.why = c.value("why", "");
+  sc.N = c.at("N").get<int64_t>();
+  sc.C = c.at("C").get<int64_t>();
+  sc.K = c.at("K").get<int64_t>();
+  sc.input = {c.at("D").get<int64_t>(), c.at("H").get<int64_t>(), c.at("W").get<int64_t>()};
+  sc.kernel = triple(c, "kernel", 1, at);
+  sc.stride = triple(c, "stride", 1, at);
+  sc.padding = triple(c, "padding", 0, at);
+  sc.dilation = triple(c, "dilation", 1, at);
+  sc.bias = c.value("bias", false);
+  // The depthwise suite is groups == C by definition; others may say so explicitly.
+  sc.groups = c.value("groups", suite_name == "depthwise" ? sc.C : int64_t{1});
+  return sc;
+}
+
 const SuiteCase& Suite::find(const std::string& case_name) const {
   std::string names;
   for (const SuiteCase& c : cases) {
@@ -49,24 +68,7 @@ Suite load_suite(const std::string& path) {
   try {
     s.name = j.at("suite").get<std::string>();
     s.about = j.value("about", "");
-    for (const auto& c : j.at("cases")) {
-      SuiteCase sc;
-      sc.name = c.at("name").get<std::string>();
-      const std::string where = path + " case " + sc.name;
-      sc.why = c.value("why", "");
-      sc.N = c.at("N").get<int64_t>();
-      sc.C = c.at("C").get<int64_t>();
-      sc.K = c.at("K").get<int64_t>();
-      sc.input = {c.at("D").get<int64_t>(), c.at("H").get<int64_t>(), c.at("W").get<int64_t>()};
-      sc.kernel = triple(c, "kernel", 1, where);
-      sc.stride = triple(c, "stride", 1, where);
-      sc.padding = triple(c, "padding", 0, where);
-      sc.dilation = triple(c, "dilation", 1, where);
-      sc.bias = c.value("bias", false);
-      // The depthwise suite is groups == C by definition; others may say so explicitly.
-      sc.groups = c.value("groups", s.name == "depthwise" ? sc.C : int64_t{1});
-      s.cases.push_back(sc);
-    }
+    for (const auto& c : j.at("cases")) s.cases.push_back(parse_suite_case(c, s.name, path));
   } catch (const nlohmann::json::exception& e) {
     throw Error("suite file " + path + ": " + e.what());
   }

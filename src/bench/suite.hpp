@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "kforge/conv.hpp"
 
 namespace kforge {
@@ -23,6 +25,10 @@ struct Suite {
   std::vector<SuiteCase> cases;
   const SuiteCase& find(const std::string& case_name) const;  // throws Error listing the names
 };
+
+// One case of a suite file (also the body of a `kforge run` task file); `where` starts its error messages.
+// Throws nlohmann::json exceptions for missing or mistyped fields, kforge::Error for malformed lists.
+SuiteCase parse_suite_case(const nlohmann::json& c, const std::string& suite_name, const std::string& where);
 
 // Parses a suite file; throws kforge::Error naming the file and the offending field.
 Suite load_suite(const std::string& path);

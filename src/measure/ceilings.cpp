@@ -6,15 +6,12 @@
 
 #include <cublasLt.h>
 #include <cublas_v2.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -24,6 +21,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "core/cache_files.hpp"
 #include "core/device_buffer.hpp"
 #include "core/cuda_check.hpp"
 #include "core/random.hpp"
@@ -178,48 +176,6 @@ std::string utc_now_iso() {
   return buf;
 }
 
-std::filesystem::path cache_dir() {
-  auto env = [](const char* name) -> std::string {
-    const char* v = std::getenv(name);
-    return v ? v : "";
-  };
-  if (const std::string d = env("KFORGE_CACHE_DIR"); !d.empty()) return d;
-  if (const std::string d = env("XDG_CACHE_HOME"); !d.empty()) return std::filesystem::path(d) / "kforge";
-  if (const std::string d = env("HOME"); !d.empty()) return std::filesystem::path(d) / ".cache" / "kforge";
-  // No home (some batch systems): a per-machine temporary location still avoids re-measuring every run.
-  return std::filesystem::temp_directory_path() / "kforge";
-}
-
-// Write to a temporary file in the same directory, fsync, then rename: readers see the old file or the
-// whole new one, never a torn write (rename is atomic within one file system).
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::create_directories(path.parent_path());
-  const std::string tmp = path.string() + ".tmp." + std::to_string(::getpid());
-  auto fail = [&](const char* step, int err) {
-    ::unlink(tmp.c_str());
-    throw Error(std::string(step) + " " + tmp + ": " + std::strerror(err));
-  };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) fail("cannot create", errno);
-  for (size_t done = 0; done < text.size();) {
-    const ssize_t written = ::write(fd, text.data() + done, text.size() - done);
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) {
-      const int err = errno;
-      ::close(fd);
-      fail("cannot write", err);
-    }
-    done += static_cast<size_t>(written);
-  }
-  if (::fsync(fd) != 0) {
-    const int err = errno;
-    ::close(fd);
-    fail("cannot fsync", err);
-  }
-  if (::close(fd) != 0) fail("cannot close", errno);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("cannot rename", errno);
-}
-
 Ceilings read_cache(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(std::string("cannot open: ") + std::strerror(errno));
@@ -301,7 +257,7 @@ Ceilings load_or_measure_ceilings(const DeviceInfo& dev, bool remeasure) {
   const Ceilings c = measure_ceilings(dev);
   // The measurement stands even when the cache cannot be written (read-only home, full disk).
   try {
-    write_atomically(path, c.to_json().dump(2) + "\n");
+    write_file_atomically(path, c.to_json().dump(2) + "\n");
   } catch (const std::exception& e) {
     std::cerr << "kforge: could not write the ceilings cache (" << e.what() << "); continuing\n";
   }

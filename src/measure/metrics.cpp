@@ -32,6 +32,7 @@ ErrorStats finish(const ErrorSums& sums, int64_t count) {
   s.max_abs = sums.max_abs;
   s.ref_l2 = std::sqrt(sums.yy);
   const double energy = sums.xx + sums.yy;
+  s.cosine = sums.xx > 0.0 && sums.yy > 0.0 ? sums.xy / std::sqrt(sums.xx * sums.yy) : (energy == 0.0 ? 1.0 : 0.0);
   if (energy == 0.0) {
     // Both sides all zero (or underflowing): only an exact match is a perfect score.
     const bool exact = sums.max_abs == 0.0;

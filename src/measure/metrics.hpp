@@ -18,6 +18,7 @@ struct ErrorStats {
   double rel_l2 = 1.0;      // ||x - y||_2 / ||y||_2
   double max_abs = 0.0;     // max |x - y|
   double ref_l2 = 0.0;      // ||y||_2, to tell an all-zero reference apart
+  double cosine = 0.0;      // sum(x*y) / sqrt(sum(x*x) * sum(y*y)); 1 when both are all zero
 
   // calc_diff <= max_calc_diff and rel_l2 <= max_rel_l2 and no NaN/Inf.
   bool passes(double max_calc_diff, double max_rel_l2) const;
@@ -29,6 +30,10 @@ ErrorStats compare_host(const void* out, DType dtype, const double* ref, int64_t
 
 // Device buffers; synchronizes `stream` and returns the result (sums accumulated in double on the GPU).
 ErrorStats compare_device(const void* out, DType dtype, const double* ref, int64_t n, cudaStream_t stream);
+
+// Two device outputs of the same dtype against each other, `ref` decoded to double as the reference (kforge
+// compare: B against A); synchronizes `stream`.
+ErrorStats compare_outputs_device(const void* out, const void* ref, DType dtype, int64_t n, cudaStream_t stream);
 
 // Bitwise equality of two device buffers of `bytes` bytes (determinism checks); synchronizes `stream`.
 bool bitwise_equal_device(const void* a, const void* b, size_t bytes, cudaStream_t stream);

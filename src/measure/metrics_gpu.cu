@@ -60,15 +60,15 @@ __device__ ErrorSums shuffle_down(const ErrorSums& s, int offset) {
 }
 
 // One ErrorSums per block into partials[blockIdx.x]; the fixed tree order makes the sums reproducible.
-template <typename Elem>
+template <typename Elem, typename Ref>
 __global__ void __launch_bounds__(kReduceThreads)
-    error_sums_kernel(const Elem* __restrict__ out, const double* __restrict__ ref, int64_t n,
+    error_sums_kernel(const Elem* __restrict__ out, const Ref* __restrict__ ref, int64_t n,
                       ErrorSums* __restrict__ partials) {
   const reference_detail::DeviceDecode decode;
   ErrorSums sums;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
-    sums.add(decode(out[i]), ref[i]);
+    sums.add(decode(out[i]), decode(ref[i]));
   }
   for (int offset = 16; offset > 0; offset /= 2) sums.merge(shuffle_down(sums, offset));
 
@@ -83,11 +83,46 @@ __global__ void __launch_bounds__(kReduceThreads)
   }
 }
 
-template <typename Elem>
-void launch_error_sums(const void* out, const double* ref, int64_t n, ErrorSums* partials, unsigned blocks,
+template <typename Elem, typename Ref>
+void launch_error_sums(const void* out, const void* ref, int64_t n, ErrorSums* partials, unsigned blocks,
                        cudaStream_t stream) {
-  error_sums_kernel<Elem><<<blocks, kReduceThreads, 0, stream>>>(static_cast<const Elem*>(out), ref, n, partials);
+  error_sums_kernel<Elem, Ref><<<blocks, kReduceThreads, 0, stream>>>(static_cast<const Elem*>(out),
+                                                                       static_cast<const Ref*>(ref), n, partials);
   KF_LAUNCH_CHECK();
+}
+
+// The reference is double (compare_device) or of the output's own type (compare_outputs_device).
+template <typename Elem>
+void launch_error_sums(bool ref_is_elem, const void* out, const void* ref, int64_t n, ErrorSums* partials,
+                       unsigned blocks, cudaStream_t stream) {
+  if (ref_is_elem) launch_error_sums<Elem, Elem>(out, ref, n, partials, blocks, stream);
+  else launch_error_sums<Elem, double>(out, ref, n, partials, blocks, stream);
+}
+
+ErrorStats error_stats(const char* caller, const void* out, DType dtype, const void* ref, bool ref_is_elem, int64_t n,
+                       cudaStream_t stream) {
+  if (n < 0) throw Error(std::string(caller) + ": expected a non-negative element count, but got " + std::to_string(n));
+  if (n == 0) return metrics_detail::finish(ErrorSums{}, 0);
+  if (out == nullptr || ref == nullptr) throw Error(std::string(caller) + ": expected non-null out and ref pointers");
+
+  const unsigned blocks = reduce_blocks(n);
+  ScratchBuffer partials(blocks * sizeof(ErrorSums), stream);
+  ErrorSums* p = partials.as<ErrorSums>();
+  switch (dtype) {
+    case DType::f32: launch_error_sums<float>(ref_is_elem, out, ref, n, p, blocks, stream); break;
+    case DType::bf16: launch_error_sums<__nv_bfloat16>(ref_is_elem, out, ref, n, p, blocks, stream); break;
+    case DType::f16: launch_error_sums<__half>(ref_is_elem, out, ref, n, p, blocks, stream); break;
+    case DType::fp8_e4m3: launch_error_sums<__nv_fp8_e4m3>(ref_is_elem, out, ref, n, p, blocks, stream); break;
+    default: throw Error(std::string(caller) + ": unknown dtype " + std::to_string(static_cast<int>(dtype)));
+  }
+  std::vector<ErrorSums> host(blocks);
+  KF_CUDA_CHECK(cudaMemcpyAsync(host.data(), p, blocks * sizeof(ErrorSums), cudaMemcpyDeviceToHost, stream));
+  partials.release();
+  KF_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  ErrorSums total;
+  for (const ErrorSums& block : host) total.merge(block);
+  return metrics_detail::finish(total, n);
 }
 
 // Sets *differs when any byte differs. 16-byte loads when both buffers allow them, bytes for the rest.
@@ -109,28 +144,11 @@ __global__ void bitwise_diff_kernel(const unsigned char* __restrict__ a, const u
 }  // namespace
 
 ErrorStats compare_device(const void* out, DType dtype, const double* ref, int64_t n, cudaStream_t stream) {
-  if (n < 0) throw Error("compare_device: expected a non-negative element count, but got " + std::to_string(n));
-  if (n == 0) return metrics_detail::finish(ErrorSums{}, 0);
-  if (out == nullptr || ref == nullptr) throw Error("compare_device: expected non-null out and ref pointers");
+  return error_stats("compare_device", out, dtype, ref, /*ref_is_elem=*/false, n, stream);
+}
 
-  const unsigned blocks = reduce_blocks(n);
-  ScratchBuffer partials(blocks * sizeof(ErrorSums), stream);
-  switch (dtype) {
-    case DType::f32: launch_error_sums<float>(out, ref, n, partials.as<ErrorSums>(), blocks, stream); break;
-    case DType::bf16: launch_error_sums<__nv_bfloat16>(out, ref, n, partials.as<ErrorSums>(), blocks, stream); break;
-    case DType::f16: launch_error_sums<__half>(out, ref, n, partials.as<ErrorSums>(), blocks, stream); break;
-    case DType::fp8_e4m3: launch_error_sums<__nv_fp8_e4m3>(out, ref, n, partials.as<ErrorSums>(), blocks, stream); break;
-    default: throw Error("compare_device: unknown dtype " + std::to_string(static_cast<int>(dtype)));
-  }
-  std::vector<ErrorSums> host(blocks);
-  KF_CUDA_CHECK(cudaMemcpyAsync(host.data(), partials.as<ErrorSums>(), blocks * sizeof(ErrorSums),
-                                cudaMemcpyDeviceToHost, stream));
-  partials.release();
-  KF_CUDA_CHECK(cudaStreamSynchronize(stream));
-
-  ErrorSums total;
-  for (const ErrorSums& block : host) total.merge(block);
-  return metrics_detail::finish(total, n);
+ErrorStats compare_outputs_device(const void* out, const void* ref, DType dtype, int64_t n, cudaStream_t stream) {
+  return error_stats("compare_outputs_device", out, dtype, ref, /*ref_is_elem=*/true, n, stream);
 }
 
 bool bitwise_equal_device(const void* a, const void* b, size_t bytes, cudaStream_t stream) {

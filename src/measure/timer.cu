@@ -70,12 +70,17 @@ struct RunningStats {
     m2 += delta * (x - mean);
   }
   double stdev() const { return n > 1 ? std::sqrt(m2 / static_cast<double>(n - 1)) : 0.0; }
+  bool converged(double target_rel_err) const;
 };
 
 // Relative standard error of the mean; 0 for a single sample or an all-zero run (nothing left to estimate).
 double relative_standard_error(double stdev, int64_t n, double mean) {
   if (n < 1 || mean == 0.0) return 0.0;
   return stdev / std::sqrt(static_cast<double>(n)) / mean;
+}
+
+bool RunningStats::converged(double target_rel_err) const {
+  return relative_standard_error(stdev(), n, mean) < target_rel_err;
 }
 
 // Percentile of sorted data by linear interpolation between closest ranks (numpy's default, "type 7").
@@ -96,6 +101,48 @@ void validate(const TimerOptions& opt) {
                 "), but got " + std::to_string(opt.max_samples));
   }
 }
+
+// One timed sample: the L2 flush, then fn between two events. The flush is enqueued before the start event, so
+// it is outside the timed region; it also keeps the GPU busy while the host enqueues fn, so fn's host-side launch
+// cost (up to the flush's ~30 us) is not timed.
+class Sampler {
+ public:
+  Sampler(cudaStream_t stream, bool flush_l2)
+      : stream_(stream), flush_(flush_l2 ? flush_buffer_for_current_device() : FlushBuffer{}) {}
+  double sample(const std::function<void(cudaStream_t)>& fn) const {
+    if (flush_.data) KF_CUDA_CHECK(cudaMemsetAsync(flush_.data, 0, flush_.bytes, stream_));
+    KF_CUDA_CHECK(cudaEventRecord(events_.start(), stream_));
+    fn(stream_);
+    KF_CUDA_CHECK(cudaEventRecord(events_.stop(), stream_));
+    KF_CUDA_CHECK(cudaEventSynchronize(events_.stop()));
+    float ms = 0;
+    KF_CUDA_CHECK(cudaEventElapsedTime(&ms, events_.start(), events_.stop()));
+    return ms;
+  }
+
+ private:
+  cudaStream_t stream_;
+  FlushBuffer flush_;
+  EventPair events_;
+};
+
+// When sampling stops: converged after min_samples, or a sample or time limit (the clock starts after warm-up).
+class StopRule {
+ public:
+  explicit StopRule(const TimerOptions& opt) : opt_(opt), began_(Clock::now()) {}
+  // "" to go on, else the stop reason; `n` samples taken so far (of each kernel).
+  std::string reason(int64_t n, bool converged) const {
+    if (n >= opt_.min_samples && converged) return "converged";
+    if (n >= opt_.max_samples) return "sample limit";
+    if (std::chrono::duration<double>(Clock::now() - began_).count() > opt_.max_seconds) return "time limit";
+    return "";
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  const TimerOptions& opt_;
+  Clock::time_point began_;
+};
 
 }  // namespace
 
@@ -120,40 +167,50 @@ Timing summarize(std::vector<double> samples_ms, std::string stop_reason) {
 
 Timing time_on_stream(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream, const TimerOptions& opt) {
   validate(opt);
-  const FlushBuffer flush = opt.flush_l2 ? flush_buffer_for_current_device() : FlushBuffer{};
-  const EventPair events;
-
+  const Sampler sampler(stream, opt.flush_l2);
   for (int i = 0; i < opt.warmup; ++i) fn(stream);
   KF_CUDA_CHECK(cudaStreamSynchronize(stream));
 
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point began = Clock::now();
+  const StopRule stop(opt);
   std::vector<double> samples;
   samples.reserve(static_cast<size_t>(std::min(opt.max_samples, 4096)));
   RunningStats stats;
   std::string stop_reason;
   while (stop_reason.empty()) {
-    // The flush is enqueued before the start event, so it is outside the timed region. It also keeps the GPU
-    // busy while the host enqueues fn, so fn's host-side launch cost (up to the flush's ~30 us) is not timed.
-    if (flush.data) KF_CUDA_CHECK(cudaMemsetAsync(flush.data, 0, flush.bytes, stream));
-    KF_CUDA_CHECK(cudaEventRecord(events.start(), stream));
-    fn(stream);
-    KF_CUDA_CHECK(cudaEventRecord(events.stop(), stream));
-    KF_CUDA_CHECK(cudaEventSynchronize(events.stop()));
-    float ms = 0;
-    KF_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start(), events.stop()));
+    const double ms = sampler.sample(fn);
     samples.push_back(ms);
     stats.add(ms);
-
-    const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
-    if (stats.n >= opt.min_samples && relative_standard_error(stats.stdev(), stats.n, stats.mean) < opt.target_rel_err)
-      stop_reason = "converged";
-    else if (stats.n >= opt.max_samples)
-      stop_reason = "sample limit";
-    else if (seconds > opt.max_seconds)
-      stop_reason = "time limit";
+    stop_reason = stop.reason(stats.n, stats.converged(opt.target_rel_err));
   }
   return summarize(std::move(samples), std::move(stop_reason));
+}
+
+PairedTiming time_interleaved(const std::function<void(cudaStream_t)>& a, const std::function<void(cudaStream_t)>& b,
+                              cudaStream_t stream, const TimerOptions& opt) {
+  validate(opt);
+  const Sampler sampler(stream, opt.flush_l2);
+  for (int i = 0; i < opt.warmup; ++i) {
+    a(stream);
+    b(stream);
+  }
+  KF_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  const StopRule stop(opt);
+  std::vector<double> samples_a, samples_b;
+  RunningStats stats_a, stats_b;
+  std::string stop_reason;
+  while (stop_reason.empty()) {
+    const bool a_first = stats_a.n % 2 == 0;  // pairs AB, BA, AB, ...
+    const double first = sampler.sample(a_first ? a : b);
+    const double second = sampler.sample(a_first ? b : a);
+    const double ms_a = a_first ? first : second, ms_b = a_first ? second : first;
+    samples_a.push_back(ms_a);
+    samples_b.push_back(ms_b);
+    stats_a.add(ms_a);
+    stats_b.add(ms_b);
+    stop_reason = stop.reason(stats_a.n, stats_a.converged(opt.target_rel_err) && stats_b.converged(opt.target_rel_err));
+  }
+  return {summarize(std::move(samples_a), stop_reason), summarize(std::move(samples_b), stop_reason)};
 }
 
 }  // namespace kforge

@@ -32,6 +32,16 @@ struct Timing {
 Timing time_on_stream(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream,
                       const TimerOptions& opt = {});
 
+// Two kernels timed against each other on one stream: samples alternate in the order A B B A A B B A ... (each
+// pair flips, so a drift over the run weighs on both alike), every one timed as time_on_stream times one, after
+// the L2 flush. Both are warmed up first; sampling stops when both means are stable or a limit is hit
+// (max_samples counts the samples of each). samples_ms[i] of A and of B come from the same pair.
+struct PairedTiming {
+  Timing a, b;
+};
+PairedTiming time_interleaved(const std::function<void(cudaStream_t)>& a, const std::function<void(cudaStream_t)>& b,
+                              cudaStream_t stream, const TimerOptions& opt = {});
+
 // Summary statistics of arbitrary samples (exposed for tests and for A/B comparisons).
 Timing summarize(std::vector<double> samples_ms, std::string stop_reason);
 

@@ -9,6 +9,7 @@ namespace kforge::reference_detail {
 
 // Each narrower format converts to float exactly, and float to double exactly.
 struct DeviceDecode {
+  __device__ double operator()(double v) const { return v; }
   __device__ double operator()(float v) const { return v; }
   __device__ double operator()(__nv_bfloat16 v) const { return __bfloat162float(v); }
   __device__ double operator()(__half v) const { return __half2float(v); }

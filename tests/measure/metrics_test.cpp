@@ -83,6 +83,14 @@ TEST(CompareHost, BothZeroPasses) {
   EXPECT_TRUE(s.passes(0.0, 0.0));
 }
 
+TEST(CompareHost, CosineSimilarity) {
+  EXPECT_DOUBLE_EQ(compare_f32({3.f, 4.f}, {6.0, 8.0}).cosine, 1.0);  // parallel, whatever the scale
+  EXPECT_DOUBLE_EQ(compare_f32({1.f, 0.f}, {0.0, 1.0}).cosine, 0.0);  // orthogonal
+  EXPECT_DOUBLE_EQ(compare_f32({-1.f, -2.f}, {1.0, 2.0}).cosine, -1.0);
+  EXPECT_DOUBLE_EQ(compare_f32({0.f, 0.f}, {0.0, 0.0}).cosine, 1.0);  // both zero: identical
+  EXPECT_DOUBLE_EQ(compare_f32({0.f, 0.f}, {1.0, 0.0}).cosine, 0.0);
+}
+
 TEST(CompareHost, DecodesNarrowDTypes) {
   const std::vector<double> ref{1.0, -2.0, 0.5};
   const uint16_t bf16[3] = {0x3f80, 0xc000, 0x3f00};
@@ -147,6 +155,33 @@ TEST(CompareDevice, EqualsCompareHost) {
 
     const ErrorStats again = compare_device(planted.get(), dtype, ref_device.as<double>(), n, nullptr);
     EXPECT_EQ(std::memcmp(&again.calc_diff, &device.calc_diff, sizeof(double)), 0) << "not deterministic";
+  }
+}
+
+// Two device outputs of one dtype against each other (kforge compare's B vs A): the reference is decoded from
+// the same dtype, so the result equals compare_host against its values as doubles.
+TEST(CompareOutputsDevice, EqualsCompareHostAgainstTheDecodedReference) {
+  KF_REQUIRE_GPU();
+  const int64_t n = (1 << 18) + 3;
+  for (DType dtype : kAllDTypes) {
+    SCOPED_TRACE(dtype_name(dtype));
+    DeviceBuffer out(n * dtype_size(dtype)), ref(n * dtype_size(dtype));
+    fill_uniform(out.get(), dtype, n, 11, -2.f, 2.f, nullptr);
+    fill_uniform(ref.get(), dtype, n, 12, -2.f, 2.f, nullptr);
+    const std::vector<unsigned char> host_out = out.download<unsigned char>(), host_ref = ref.download<unsigned char>();
+    std::vector<double> ref_doubles(n);
+    for (int64_t i = 0; i < n; ++i) ref_doubles[i] = load_as_double(host_ref.data(), dtype, i);
+
+    const ErrorStats host = compare_host(host_out.data(), dtype, ref_doubles.data(), n);
+    const ErrorStats device = compare_outputs_device(out.get(), ref.get(), dtype, n, nullptr);
+    EXPECT_EQ(device.count, n);
+    EXPECT_EQ(device.max_abs, host.max_abs);
+    EXPECT_NEAR(device.calc_diff, host.calc_diff, 1e-12);
+    EXPECT_NEAR(device.cosine, host.cosine, 1e-12);
+    EXPECT_GT(host.calc_diff, 0.5);  // independent draws: far apart
+    const ErrorStats self = compare_outputs_device(out.get(), out.get(), dtype, n, nullptr);
+    EXPECT_EQ(self.calc_diff, 0.0);
+    EXPECT_DOUBLE_EQ(self.cosine, 1.0);
   }
 }
 

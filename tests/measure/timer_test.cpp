@@ -88,6 +88,43 @@ TEST(TimeOnStream, MeasuresStreamWorkOfKnownDuration) {
   EXPECT_LE(t.median_ms, t.max_ms);
 }
 
+TEST(TimeInterleaved, TimesEachSideInPairs) {
+  KF_REQUIRE_GPU();
+  static int short_us = 500, long_us = 1000;  // static: the host functions read them after this frame's enqueue
+  cudaStream_t stream = nullptr;
+  KF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  TimerOptions opt;
+  opt.min_samples = 10;
+  opt.max_samples = 40;
+  const PairedTiming t = time_interleaved(
+      [](cudaStream_t s) { KF_CUDA_CHECK(cudaLaunchHostFunc(s, spin_host, &short_us)); },
+      [](cudaStream_t s) { KF_CUDA_CHECK(cudaLaunchHostFunc(s, spin_host, &long_us)); }, stream, opt);
+  KF_CUDA_CHECK(cudaStreamDestroy(stream));
+
+  EXPECT_NEAR(t.a.median_ms, 0.5, 0.1);
+  EXPECT_NEAR(t.b.median_ms, 1.0, 0.2);
+  EXPECT_EQ(t.a.samples_ms.size(), t.b.samples_ms.size());  // pairs
+  EXPECT_GE(t.a.samples_ms.size(), 10u);
+  EXPECT_LE(t.a.samples_ms.size(), 40u);
+  EXPECT_EQ(t.a.stop_reason, t.b.stop_reason);
+}
+
+TEST(TimeInterleaved, StopsAtTheSampleLimitOfEachSide) {
+  KF_REQUIRE_GPU();
+  cudaStream_t stream = nullptr;
+  KF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  TimerOptions opt;
+  opt.warmup = 0;
+  opt.min_samples = 3;
+  opt.max_samples = 3;
+  opt.target_rel_err = 0.0;
+  const PairedTiming t = time_interleaved([](cudaStream_t) {}, [](cudaStream_t) {}, stream, opt);
+  KF_CUDA_CHECK(cudaStreamDestroy(stream));
+  EXPECT_EQ(t.a.stop_reason, "sample limit");
+  EXPECT_EQ(t.a.samples_ms.size(), 3u);
+  EXPECT_EQ(t.b.samples_ms.size(), 3u);
+}
+
 TEST(TimeOnStream, StopsAtTheSampleLimit) {
   KF_REQUIRE_GPU();
   cudaStream_t stream = nullptr;
