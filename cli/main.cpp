@@ -1,9 +1,5 @@
 // kforge: the workbench CLI. Every subcommand iterates the variant registry through the shared bench loop.
-#include <cuda_runtime_api.h>
-
 #include <CLI/CLI.hpp>
-#include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -12,6 +8,7 @@
 #include <optional>
 
 #include "bench/bench.hpp"
+#include "cli_util.hpp"
 #include "cmd_asm.hpp"
 #include "cmd_history.hpp"
 #include "dispatch/registry.hpp"
@@ -24,23 +21,8 @@
 namespace {
 
 using namespace kforge;
-
-// One clear line and a non-zero exit when there is no GPU (the CPU-only machines of CI and development).
-int require_gpu() {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e == cudaSuccess && n > 0) return 0;
-  std::cerr << "kforge: no CUDA GPU found (" << (e == cudaSuccess ? "0 devices" : cudaGetErrorName(e))
-            << "): this command needs an NVIDIA GPU (sm_80+, tuned for H100/H200)\n";
-  return 2;
-}
-
-std::string utc_stamp() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", std::gmtime(&t));
-  return buf;
-}
+using cli::require_gpu;
+using cli::utc_stamp;
 
 struct BenchArgs {
   std::string suite = "depthwise";

@@ -27,7 +27,8 @@ int64_t span(const std::array<int64_t, 5>& strides, const std::array<int64_t, 5>
 
 // Inputs of one check: drawn fresh from `seed`, and the fp64 reference of exactly those inputs.
 struct CheckedInputs {
-  DeviceBuffer x, w, b, ref;
+  ConvInputs in;
+  DeviceBuffer ref;
   std::string reference;
 };
 
@@ -36,11 +37,8 @@ CheckedInputs make_inputs(const ConvProblem& p, uint64_t seed, const BenchOption
   const int64_t nx = span(p.x_strides, {p.N, p.C, p.D, p.H, p.W});
   const int64_t nw = span(p.w_strides, {p.K, p.channels_per_group(), p.T, p.R, p.S});
   const int64_t ny = span(p.y_strides, {p.N, p.K, p.Do, p.Ho, p.Wo});
-  CheckedInputs in{DeviceBuffer(nx * e), DeviceBuffer(nw * e), DeviceBuffer(p.has_bias ? p.K * e : 0),
-                   DeviceBuffer(ny * sizeof(double)), ""};
-  fill_uniform(in.x.get(), p.dtype, nx, seed, -1.f, 1.f, s);
-  fill_uniform(in.w.get(), p.dtype, nw, seed + 1, -1.f, 1.f, s);
-  if (p.has_bias) fill_uniform(in.b.get(), p.dtype, p.K, seed + 2, -1.f, 1.f, s);
+  CheckedInputs checked{random_inputs(p, seed, s), DeviceBuffer(ny * sizeof(double)), ""};
+  const ConvInputs& in = checked.in;
   const double macs = static_cast<double>(p.y_numel()) * p.channels_per_group() * p.T * p.R * p.S;
   if (macs <= opt.cpu_reference_max_macs) {
     std::vector<char> hx(nx * e), hw(nw * e), hb(p.has_bias ? p.K * e : 0);
@@ -50,15 +48,15 @@ CheckedInputs make_inputs(const ConvProblem& p, uint64_t seed, const BenchOption
     if (p.has_bias) KF_CUDA_CHECK(cudaMemcpyAsync(hb.data(), in.b.get(), hb.size(), cudaMemcpyDeviceToHost, s));
     KF_CUDA_CHECK(cudaStreamSynchronize(s));
     reference_conv_cpu(p, hx.data(), hw.data(), p.has_bias ? hb.data() : nullptr, href.data());
-    KF_CUDA_CHECK(cudaMemcpyAsync(in.ref.get(), href.data(), ny * sizeof(double), cudaMemcpyHostToDevice, s));
+    KF_CUDA_CHECK(cudaMemcpyAsync(checked.ref.get(), href.data(), ny * sizeof(double), cudaMemcpyHostToDevice, s));
     KF_CUDA_CHECK(cudaStreamSynchronize(s));
-    in.reference = "cpu-fp64";
+    checked.reference = "cpu-fp64";
   } else {
     reference_conv_gpu(p, in.x.get(), in.w.get(), p.has_bias ? in.b.get() : nullptr,
-                       static_cast<double*>(in.ref.get()), s);
-    in.reference = "gpu-fp64";
+                       static_cast<double*>(checked.ref.get()), s);
+    checked.reference = "gpu-fp64";
   }
-  return in;
+  return checked;
 }
 
 std::vector<const Variant*> variants_for(const Suite& suite, const BenchOptions& opt) {
@@ -78,17 +76,18 @@ std::vector<const Variant*> variants_for(const Suite& suite, const BenchOptions&
 }
 
 // Poison, run, check against the reference, run again poisoned, compare bitwise.
-void check_variant(const Variant& v, const ConvProblem& p, const CheckedInputs& in, const BenchOptions& opt,
+void check_variant(const Variant& v, const ConvProblem& p, const CheckedInputs& checked, const BenchOptions& opt,
                    cudaStream_t s, BenchRow& row) {
-  const size_t ybytes = static_cast<size_t>(span(p.y_strides, {p.N, p.K, p.Do, p.Ho, p.Wo})) * dtype_size(p.dtype);
+  const ConvInputs& in = checked.in;
+  const size_t ybytes = output_bytes(p);
   DeviceBuffer y(ybytes), y2(ybytes), ws(v.workspace(p));
   ConvArgs args{in.x.get(), in.w.get(), p.has_bias ? in.b.get() : nullptr, y.get(), ws.get()};
   const int64_t n = static_cast<int64_t>(ybytes / dtype_size(p.dtype));
   fill_nan(y.get(), p.dtype, n, s);
   v.launch(p, args, s);
   KF_CUDA_CHECK(cudaStreamSynchronize(s));
-  row.error = compare_device(y.get(), p.dtype, static_cast<const double*>(in.ref.get()), n, s);
-  row.reference = in.reference;
+  row.error = compare_device(y.get(), p.dtype, static_cast<const double*>(checked.ref.get()), n, s);
+  row.reference = checked.reference;
   fill_nan(y2.get(), p.dtype, n, s);
   args.y = y2.get();
   v.launch(p, args, s);
@@ -99,6 +98,21 @@ void check_variant(const Variant& v, const ConvProblem& p, const CheckedInputs& 
 }
 
 }  // namespace
+
+ConvInputs random_inputs(const ConvProblem& p, uint64_t seed, cudaStream_t s) {
+  const size_t e = dtype_size(p.dtype);
+  const int64_t nx = span(p.x_strides, {p.N, p.C, p.D, p.H, p.W});
+  const int64_t nw = span(p.w_strides, {p.K, p.channels_per_group(), p.T, p.R, p.S});
+  ConvInputs in{DeviceBuffer(nx * e), DeviceBuffer(nw * e), DeviceBuffer(p.has_bias ? p.K * e : 0)};
+  fill_uniform(in.x.get(), p.dtype, nx, seed, -1.f, 1.f, s);
+  fill_uniform(in.w.get(), p.dtype, nw, seed + 1, -1.f, 1.f, s);
+  if (p.has_bias) fill_uniform(in.b.get(), p.dtype, p.K, seed + 2, -1.f, 1.f, s);
+  return in;
+}
+
+size_t output_bytes(const ConvProblem& p) {
+  return static_cast<size_t>(span(p.y_strides, {p.N, p.K, p.Do, p.Ho, p.Wo})) * dtype_size(p.dtype);
+}
 
 double BenchRow::tflops() const { return timing ? flops / (timing->median_ms * 1e-3) / 1e12 : 0; }
 double BenchRow::tbps() const { return timing ? bytes / (timing->median_ms * 1e-3) / 1e12 : 0; }
@@ -157,11 +171,11 @@ std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const B
     }
     try {
       // Fresh inputs for every variant's check: each must compute the same function on any valid input.
-      const CheckedInputs in = make_inputs(p, opt.seed + 16 * check_no++, opt, s);
-      check_variant(*v, p, in, opt, s, row);
+      const CheckedInputs checked = make_inputs(p, opt.seed + 16 * check_no++, opt, s);
+      check_variant(*v, p, checked, opt, s, row);
       if (opt.time && row.status == "PASS") {
-        const size_t ybytes = static_cast<size_t>(span(p.y_strides, {p.N, p.K, p.Do, p.Ho, p.Wo})) * dtype_size(p.dtype);
-        DeviceBuffer y(ybytes), ws(v->workspace(p));
+        const ConvInputs& in = checked.in;
+        DeviceBuffer y(output_bytes(p)), ws(v->workspace(p));
         const ConvArgs args{in.x.get(), in.w.get(), p.has_bias ? in.b.get() : nullptr, y.get(), ws.get()};
         row.timing = time_on_stream([&](cudaStream_t st) { v->launch(p, args, st); }, s, opt.timer);
       }

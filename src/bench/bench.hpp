@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime_api.h>
 #include <nlohmann/json_fwd.hpp>
 
 #include "bench/suite.hpp"
+#include "core/device_buffer.hpp"
 #include "measure/ceilings.hpp"
 #include "measure/metrics.hpp"
 #include "measure/timer.hpp"
@@ -44,6 +46,15 @@ struct BenchRow {
   double x_torch = 0;          // PyTorch median (given) / this median; 0 when unknown
   nlohmann::json to_json() const;
 };
+
+// Device inputs of one problem in its strides, uniform in [-1, 1) from `seed` (x: seed, w: seed + 1, bias: seed + 2).
+struct ConvInputs {
+  DeviceBuffer x, w, b;  // b is empty when the problem has no bias
+};
+ConvInputs random_inputs(const ConvProblem& p, uint64_t seed, cudaStream_t stream);
+
+// Bytes of the problem's output y in its strides.
+size_t output_bytes(const ConvProblem& p);
 
 // Runs one suite case for the family's variants (suite.name picks the family). Ceilings give the floor.
 std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const BenchOptions& opt,
