@@ -82,7 +82,9 @@ int run_bench(const BenchArgs& a) {
     std::cerr << "kforge bench: wrote " << path << "\n";
   }
   if (history) {
-    history->append(history_records(rows, {utc_iso_now(), build_git_revision(), dev.name, dev.sm_count, "bench"}));
+    const HistoryRun run{utc_iso_now(), build_git_revision(), dev.name, dev.sm_count, "bench", ceil.copy_tbps,
+                         ceil.gemm_bf16_tflops};
+    history->append(history_records(rows, run));
     std::cerr << "kforge bench: appended " << rows.size() << " rows to " << history->path() << "\n";
   }
   const bool failed = std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) {
