@@ -11,6 +11,8 @@
 #include "cli_util.hpp"
 #include "cmd_asm.hpp"
 #include "cmd_history.hpp"
+#include "cmd_profile.hpp"
+#include "cmd_report.hpp"
 #include "dispatch/registry.hpp"
 #include "measure/ceilings.hpp"
 #include "measure/device_info.hpp"
@@ -178,6 +180,8 @@ int main(int argc, char** argv) {
 
   cli::HistoryCommand history(app);
   cli::AsmCommand assembly(app);
+  cli::ProfileCommand profile(app);
+  cli::ReportCommand report(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -187,6 +191,8 @@ int main(int argc, char** argv) {
     if (*list) return run_list(family);
     if (history.selected()) return history.run();
     if (assembly.selected()) return assembly.run();
+    if (profile.selected()) return profile.run();
+    if (report.selected()) return report.run();
     return run_bench(demo_args);  // demo, explicitly or by default
   } catch (const kforge::Error& e) {
     std::cerr << "kforge: " << e.what() << "\n";
