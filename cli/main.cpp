@@ -1,7 +1,5 @@
 // kforge: the workbench CLI. Every subcommand iterates the variant registry through the shared bench loop.
 #include <CLI/CLI.hpp>
-#include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -10,12 +8,14 @@
 #include <optional>
 
 #include "bench/bench.hpp"
+#include "cli_util.hpp"
 #include "cmd_asm.hpp"
 #include "cmd_compare.hpp"
 #include "cmd_history.hpp"
 #include "cmd_run.hpp"
+#include "cmd_profile.hpp"
+#include "cmd_report.hpp"
 #include "dispatch/registry.hpp"
-#include "gpu.hpp"
 #include "measure/ceilings.hpp"
 #include "measure/device_info.hpp"
 #include "printers.hpp"
@@ -25,21 +25,8 @@
 namespace {
 
 using namespace kforge;
-
-// One clear line and a non-zero exit when there is no GPU (the CPU-only machines of CI and development).
-int require_gpu() {
-  const std::string why = cli::gpu_unavailable();
-  if (why.empty()) return 0;
-  std::cerr << "kforge: " << why << ": this command needs an NVIDIA GPU (sm_80+, tuned for H100/H200)\n";
-  return 2;
-}
-
-std::string utc_stamp() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", std::gmtime(&t));
-  return buf;
-}
+using cli::require_gpu;
+using cli::utc_stamp;
 
 struct BenchArgs {
   std::string suite = "depthwise";
@@ -99,7 +86,9 @@ int run_bench(const BenchArgs& a) {
     std::cerr << "kforge bench: wrote " << path << "\n";
   }
   if (history) {
-    history->append(history_records(rows, {utc_iso_now(), build_git_revision(), dev.name, dev.sm_count, "bench"}));
+    const HistoryRun run{utc_iso_now(), build_git_revision(), dev.name, dev.sm_count, "bench", ceil.copy_tbps,
+                         ceil.gemm_bf16_tflops};
+    history->append(history_records(rows, run));
     std::cerr << "kforge bench: appended " << rows.size() << " rows to " << history->path() << "\n";
   }
   const bool failed = std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) {
@@ -195,6 +184,8 @@ int main(int argc, char** argv) {
   cli::AsmCommand assembly(app);
   cli::RunCommand run(app);
   cli::CompareCommand compare(app);
+  cli::ProfileCommand profile(app);
+  cli::ReportCommand report(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -206,6 +197,8 @@ int main(int argc, char** argv) {
     if (assembly.selected()) return assembly.run();
     if (run.selected()) return run.run();
     if (compare.selected()) return compare.run();
+    if (profile.selected()) return profile.run();
+    if (report.selected()) return report.run();
     return run_bench(demo_args);  // demo, explicitly or by default
   } catch (const kforge::Error& e) {
     std::cerr << "kforge: " << e.what() << "\n";

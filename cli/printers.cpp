@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace kforge::cli {
 
 void print_bench_table(std::ostream& os, const std::vector<BenchRow>& rows) {
@@ -103,6 +105,23 @@ void print_resources_table(std::ostream& os, const std::vector<KernelResources>&
                       k.shared_bytes, k.stack_bytes, k.local_bytes, spills, demangle(k.name));
   }
   os << "bytes per block (shared) and per thread (stack, local); spills from ptxas -v (- without the PTX)\n";
+}
+
+void print_profile(std::ostream& os, const KernelProfile& p, Bound b, const std::string& reading) {
+  const auto pct = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v) : std::string("n/a"); };
+  os << fmt::format("\nkernel {}\n  grid {} x block {}\n", p.kernel, p.grid, p.block);
+  os << fmt::format("  duration {}  SM throughput {}  memory throughput {}  DRAM {}{}\n",
+                    p.duration_s ? fmt::format("{:.4f} ms", *p.duration_s * 1e3) : "n/a", pct(p.sm_pct),
+                    pct(p.memory_pct), pct(p.dram_pct),
+                    p.dram_bytes_per_s ? fmt::format(" ({:.2f} TB/s)", *p.dram_bytes_per_s / 1e12) : "");
+  os << fmt::format("  occupancy {} achieved of {} theoretical  tensor pipes {}\n", pct(p.occupancy_pct),
+                    pct(p.theoretical_occupancy_pct), pct(p.tensor_pct));
+  os << "  stalls:";
+  if (p.stalls.empty()) os << " n/a";
+  for (size_t i = 0; i < std::min<size_t>(p.stalls.size(), 6); ++i)
+    os << fmt::format(" {} {:.1f}%", p.stalls[i].reason, p.stalls[i].share * 100);
+  os << (p.stalls.empty() ? "" : " (of stall cycles, from " + p.stall_metrics + ")") << "\n";
+  os << "  => " << bound_name(b) << "\n  " << reading << "\n";
 }
 
 }  // namespace kforge::cli

@@ -8,6 +8,7 @@
 #include "bench/bench.hpp"
 #include "tools/asm.hpp"
 #include "tools/history.hpp"
+#include "tools/profile_classify.hpp"
 
 namespace kforge::cli {
 
@@ -21,5 +22,8 @@ void print_regressions_table(std::ostream& os, const std::vector<Regression>& re
 // kforge asm: one line per re-assembled unit, and per-kernel resource usage.
 void print_roundtrip(std::ostream& os, const RoundtripResult& r);
 void print_resources_table(std::ostream& os, const std::vector<KernelResources>& kernels);
+
+// kforge profile: one kernel's numbers, its class and the reading.
+void print_profile(std::ostream& os, const KernelProfile& p, Bound b, const std::string& reading);
 
 }  // namespace kforge::cli

@@ -40,15 +40,24 @@ std::vector<int64_t> sample_positions(const ConvProblem& p, uint64_t seed, doubl
 
 size_t output_bytes(const ConvProblem& p) { return static_cast<size_t>(output_span(p)) * dtype_size(p.dtype); }
 
+ConvInputs random_inputs(const ConvProblem& p, uint64_t seed, cudaStream_t s) {
+  const size_t e = dtype_size(p.dtype);
+  const int64_t nx = span(p.x_strides, {p.N, p.C, p.D, p.H, p.W});
+  const int64_t nw = span(p.w_strides, {p.K, p.channels_per_group(), p.T, p.R, p.S});
+  ConvInputs in{DeviceBuffer(nx * e), DeviceBuffer(nw * e), DeviceBuffer(p.has_bias ? p.K * e : 0)};
+  fill_uniform(in.x.get(), p.dtype, nx, seed, -1.f, 1.f, s);
+  fill_uniform(in.w.get(), p.dtype, nw, seed + 1, -1.f, 1.f, s);
+  if (p.has_bias) fill_uniform(in.b.get(), p.dtype, p.K, seed + 2, -1.f, 1.f, s);
+  return in;
+}
+
 CheckInputs make_check_inputs(const ConvProblem& p, uint64_t seed, const ReferenceOptions& ref, cudaStream_t s) {
   const size_t e = dtype_size(p.dtype);
   const int64_t nx = span(p.x_strides, {p.N, p.C, p.D, p.H, p.W});
   const int64_t nw = span(p.w_strides, {p.K, p.channels_per_group(), p.T, p.R, p.S});
   const int64_t ny = output_span(p);
-  CheckInputs in{DeviceBuffer(nx * e), DeviceBuffer(nw * e), DeviceBuffer(p.has_bias ? p.K * e : 0), {}, ""};
-  fill_uniform(in.x.get(), p.dtype, nx, seed, -1.f, 1.f, s);
-  fill_uniform(in.w.get(), p.dtype, nw, seed + 1, -1.f, 1.f, s);
-  if (p.has_bias) fill_uniform(in.b.get(), p.dtype, p.K, seed + 2, -1.f, 1.f, s);
+  ConvInputs drawn = random_inputs(p, seed, s);
+  CheckInputs in{std::move(drawn.x), std::move(drawn.w), std::move(drawn.b), {}, ""};
   const double macs = static_cast<double>(p.y_numel()) * p.channels_per_group() * p.T * p.R * p.S;
   if (macs > ref.gpu_full_max_macs) {
     const std::vector<int64_t> positions = sample_positions(p, seed + 3, ref.sampled_macs);

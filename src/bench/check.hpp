@@ -16,6 +16,12 @@
 
 namespace kforge {
 
+// Device inputs of one problem in its strides, uniform in [-1, 1) from `seed` (x: seed, w: seed + 1, bias: seed + 2).
+struct ConvInputs {
+  DeviceBuffer x, w, b;  // b is empty when the problem has no bias
+};
+ConvInputs random_inputs(const ConvProblem& p, uint64_t seed, cudaStream_t stream);
+
 // Which fp64 reference a check uses, by the problem's multiply-adds.
 struct ReferenceOptions {
   double cpu_max_macs = 2e8;        // up to this: the multithreaded CPU reference of every output

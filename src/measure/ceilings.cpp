@@ -25,6 +25,8 @@
 #include "core/device_buffer.hpp"
 #include "core/cuda_check.hpp"
 #include "core/random.hpp"
+#include "measure/cublas_check.hpp"
+#include "measure/gemm_bf16.hpp"
 #include "measure/timer.hpp"
 
 namespace kforge {
@@ -34,14 +36,6 @@ constexpr int kCacheSchema = 1;
 constexpr int64_t kGemmSize = 8192;                  // M = N = K: large enough to reach the tensor-core peak
 constexpr size_t kCopyBytesMax = size_t{2} << 30;    // 2 GiB: far past L2, so the copy streams from DRAM
 constexpr size_t kLtWorkspaceBytes = size_t{32} << 20;
-
-#define KF_CUBLAS_CHECK(expr)                                                                             \
-  do {                                                                                                    \
-    const cublasStatus_t kf_status_ = (expr);                                                             \
-    if (kf_status_ != CUBLAS_STATUS_SUCCESS)                                                              \
-      throw Error(std::string("ceilings: cuBLAS error ") + cublasGetStatusString(kf_status_) + " in " + \
-                  #expr);                                                                                 \
-  } while (0)
 
 // unique_ptr over a C library's opaque handle, released by that library's destroy function.
 template <auto destroy>
@@ -82,26 +76,9 @@ double measure_copy_tbps(cudaStream_t stream) {
 }
 
 double measure_gemm_bf16_tflops(cudaStream_t stream) {
-  const int64_t n = kGemmSize * kGemmSize;
-  const size_t bytes = static_cast<size_t>(n) * dtype_size(DType::bf16);
-  DeviceBuffer a(bytes), b(bytes), c(bytes);
-  fill_uniform(a.get(), DType::bf16, n, /*seed=*/1, -1.0f, 1.0f, stream);
-  fill_uniform(b.get(), DType::bf16, n, /*seed=*/2, -1.0f, 1.0f, stream);
-
-  cublasHandle_t raw = nullptr;
-  KF_CUBLAS_CHECK(cublasCreate(&raw));
-  const Owned<cublasHandle_t, cublasDestroy> handle(raw);
-  const float alpha = 1.0f, beta = 0.0f;
-  const int m = static_cast<int>(kGemmSize);
-  const Timing t = time_on_stream(
-      [&](cudaStream_t s) {
-        KF_CUBLAS_CHECK(cublasSetStream(handle.get(), s));
-        KF_CUBLAS_CHECK(cublasGemmEx(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &alpha, a.get(), CUDA_R_16BF,
-                                     m, b.get(), CUDA_R_16BF, m, &beta, c.get(), CUDA_R_16BF, m, CUBLAS_COMPUTE_32F,
-                                     CUBLAS_GEMM_DEFAULT));
-      },
-      stream, ceiling_timer(/*flush_l2=*/true));
-  return gemm_flops() / (t.median_ms * 1e-3) / 1e12;
+  GemmBf16 gemm(kGemmSize, stream);
+  const Timing t = time_on_stream([&](cudaStream_t s) { gemm.run(s); }, stream, ceiling_timer(/*flush_l2=*/true));
+  return gemm.flops() / (t.median_ms * 1e-3) / 1e12;
 }
 
 template <class T>

@@ -17,12 +17,14 @@ namespace {
 constexpr const char* kColumns[] = {"id",      "time_utc",  "git_revision", "gpu",       "sm_count",  "command",
                                     "suite",   "case_name", "variant",      "problem",   "layout",    "dtype",
                                     "status",  "median_ms", "min_ms",       "max_ms",    "iqr_rel",   "samples",
-                                    "calc_diff", "rel_l2",  "deterministic", "notes"};
+                                    "calc_diff", "rel_l2",  "deterministic", "notes",
+                                    "flops",   "bytes",     "copy_tbps",    "gemm_bf16_tflops"};
 constexpr int kColumnCount = static_cast<int>(std::size(kColumns));
 
 // What makes two rows comparable: same GPU, same case and problem, same variant.
 constexpr const char* kComparableKey = "gpu, suite, case_name, layout, dtype, problem, variant";
 
+// Schema version 1; kMigrations bring it to HistoryDb::kSchemaVersion, for new and old files alike.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS results (
@@ -51,6 +53,18 @@ CREATE TABLE IF NOT EXISTS results (
 );
 CREATE INDEX IF NOT EXISTS results_by_case ON results (case_name, id);
 )sql";
+
+// kMigrations[v - 1] takes schema v to v + 1. SQLite's ADD COLUMN only appends to the table's definition: old
+// rows read NULL, and no row is rewritten.
+constexpr const char* kMigrations[] = {
+    R"sql(
+ALTER TABLE results ADD COLUMN flops REAL;
+ALTER TABLE results ADD COLUMN bytes REAL;
+ALTER TABLE results ADD COLUMN copy_tbps REAL;
+ALTER TABLE results ADD COLUMN gemm_bf16_tflops REAL;
+)sql",
+};
+static_assert(std::size(kMigrations) == HistoryDb::kSchemaVersion - 1, "one migration per schema version step");
 
 // "p.id, p.time_utc, ...": the column list, optionally qualified by a table alias; `skip_id` for INSERT.
 std::string column_list(const std::string& alias = "", bool skip_id = false) {
@@ -163,6 +177,10 @@ class Statement {
     r.rel_l2 = real(i++);
     r.deterministic = flag(i++);
     r.notes = text(i++);
+    r.flops = real(i++);
+    r.bytes = real(i++);
+    r.copy_tbps = real(i++);
+    r.gemm_bf16_tflops = real(i++);
     return r;
   }
 
@@ -233,6 +251,10 @@ std::vector<HistoryRecord> history_records(const std::vector<BenchRow>& rows, co
     r.dtype = b.dtype;
     r.status = b.status;
     r.notes = b.reason;
+    r.flops = b.flops;
+    r.bytes = b.bytes;
+    r.copy_tbps = run.copy_tbps;
+    r.gemm_bf16_tflops = run.gemm_bf16_tflops;
     if (b.timing) {
       r.median_ms = b.timing->median_ms;
       r.min_ms = b.timing->min_ms;
@@ -284,12 +306,18 @@ HistoryDb::HistoryDb(std::string path, HistoryOptions opt) : path_(std::move(pat
     // The first statement reads the file: a file that is not a database fails here, as corrupt.
     c.exec("PRAGMA journal_mode = WAL", "switching to WAL mode");
     int version = schema_version(c);
-    if (version == 0) {
+    if (version < kSchemaVersion) {
       in_write_transaction(c, [&] {
-        // Another writer may have created the schema since the check above.
-        if (schema_version(c) != 0) return;
-        c.exec(kSchema, "creating the schema");
-        c.exec(("INSERT INTO schema_version (version) VALUES (" + std::to_string(kSchemaVersion) + ")").c_str(),
+        int v = schema_version(c);  // another writer may have created or migrated it since the check above
+        if (v == 0) {
+          c.exec(kSchema, "creating the schema");
+          c.exec("INSERT INTO schema_version (version) VALUES (1)", "recording the schema version");
+          v = 1;
+        }
+        if (v >= kSchemaVersion) return;
+        for (; v < kSchemaVersion; ++v)
+          c.exec(kMigrations[v - 1], "migrating the schema from version " + std::to_string(v));
+        c.exec(("UPDATE schema_version SET version = " + std::to_string(kSchemaVersion)).c_str(),
                "recording the schema version");
       });
       version = schema_version(c);
@@ -335,6 +363,10 @@ void HistoryDb::append(const std::vector<HistoryRecord>& records) {
       ins.bind_real(i++, r.rel_l2);
       ins.bind_flag(i++, r.deterministic);
       ins.bind_text(i++, r.notes);
+      ins.bind_real(i++, r.flops);
+      ins.bind_real(i++, r.bytes);
+      ins.bind_real(i++, r.copy_tbps);
+      ins.bind_real(i++, r.gemm_bf16_tflops);
       ins.step();
       ins.reset();
     }
@@ -357,6 +389,15 @@ std::vector<HistoryRecord> HistoryDb::best(const std::string& case_name) const {
                      " FROM ranked WHERE rank_fast = 1 AND (?1 = '' OR case_name = ?1)"
                      " ORDER BY suite, case_name, layout, dtype, gpu, median_ms");
   q.bind_text(1, case_name);
+  std::vector<HistoryRecord> out;
+  while (q.step()) out.push_back(q.record(0));
+  return out;
+}
+
+std::vector<HistoryRecord> HistoryDb::rows(const std::string& suite) const {
+  const Conn c{db_, path_, opt_.busy_timeout_ms};
+  Statement q(c, "SELECT " + column_list() + " FROM results WHERE ?1 = '' OR suite = ?1 ORDER BY id");
+  q.bind_text(1, suite);
   std::vector<HistoryRecord> out;
   while (q.step()) out.push_back(q.record(0));
   return out;

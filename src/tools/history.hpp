@@ -30,6 +30,9 @@ struct HistoryRecord {
   std::optional<double> calc_diff, rel_l2;                   // set when checked against the reference
   std::optional<bool> deterministic;                         // set when checked
   std::string notes;         // the verdict's reason: why skipped, what failed
+  // Schema 2: the problem's work and the run's ceilings, for rooflines (nullopt in rows written before).
+  std::optional<double> flops, bytes;                // ConvProblem::flops(), min_bytes()
+  std::optional<double> copy_tbps, gemm_bf16_tflops; // the ceilings the run measured against
 };
 
 // What every row of one run shares.
@@ -39,6 +42,7 @@ struct HistoryRun {
   std::string gpu;
   int sm_count = 0;
   std::string command = "bench";
+  std::optional<double> copy_tbps, gemm_bf16_tflops;  // the run's ceilings, when it had them
 };
 
 // A variant whose latest median is slower than its best by more than the noise.
@@ -70,9 +74,12 @@ struct HistoryOptions {
 // move it away or pass --db". Committed rows are never rewritten: appends only add rows, in one transaction.
 class HistoryDb {
  public:
-  static constexpr int kSchemaVersion = 1;
+  // 1: the first schema; 2: adds flops, bytes, copy_tbps, gemm_bf16_tflops (NULL in older rows).
+  static constexpr int kSchemaVersion = 2;
 
-  // Opens `path`, creating its folder, the file and the schema when missing (WAL mode, busy timeout set).
+  // Opens `path`, creating its folder, the file and the schema when missing (WAL mode, busy timeout set), and
+  // migrating an older schema in place (one transaction; older rows keep their values, new columns are NULL).
+  // A newer schema is refused: this kforge would not know its columns.
   explicit HistoryDb(std::string path, HistoryOptions opt = {});
   ~HistoryDb();
   HistoryDb(const HistoryDb&) = delete;
@@ -89,6 +96,8 @@ class HistoryDb {
   std::vector<HistoryRecord> best(const std::string& case_name = "") const;
   // For each such key, the latest PASS row when it is slower than the key's best beyond the noise.
   std::vector<Regression> regressions() const;
+  // Every row of a suite (of all suites when empty), oldest first.
+  std::vector<HistoryRecord> rows(const std::string& suite = "") const;
 
  private:
   std::string path_;

@@ -47,6 +47,10 @@ HistoryRecord timed(const std::string& case_name, const std::string& variant, do
   r.calc_diff = 1e-7;
   r.rel_l2 = 3e-4;
   r.deterministic = true;
+  r.flops = 1.63e10;
+  r.bytes = 4.42e8;
+  r.copy_tbps = 4.26;
+  r.gemm_bf16_tflops = 780.5;
   return r;
 }
 
@@ -136,6 +140,10 @@ TEST(History, RoundTripKeepsEveryFieldAndOrdersNewestFirst) {
   EXPECT_EQ(t.calc_diff, 1e-7);
   EXPECT_EQ(t.rel_l2, 3e-4);
   EXPECT_EQ(t.deterministic, true);
+  EXPECT_EQ(t.flops, 1.63e10);
+  EXPECT_EQ(t.bytes, 4.42e8);
+  EXPECT_EQ(t.copy_tbps, 4.26);
+  EXPECT_EQ(t.gemm_bf16_tflops, 780.5);
   EXPECT_EQ(db.tried("evokernel", 1).size(), 1u);
   EXPECT_TRUE(db.tried("no_such_case").empty());
   EXPECT_EQ(integrity_check(path), "ok");
@@ -163,11 +171,14 @@ TEST(History, RecordsFromBenchRows) {
   pass.error.rel_l2 = 1e-4;
   pass.deterministic = true;
   pass.timing = summarize({1.0, 2.0, 3.0, 4.0}, "converged");
+  pass.flops = 2e9;
+  pass.bytes = 3e8;
   BenchRow skip = pass;
   skip.status = "SKIP";
   skip.reason = "refuses";
   skip.timing.reset();
-  const auto recs = history_records({pass, skip}, {"2025-01-31T12:00:00Z", "rev", "NVIDIA H200", 132, "bench"});
+  const auto recs =
+      history_records({pass, skip}, {"2025-01-31T12:00:00Z", "rev", "NVIDIA H200", 132, "bench", 4.2, 790.0});
   ASSERT_EQ(recs.size(), 2u);
   EXPECT_EQ(recs[0].gpu, "NVIDIA H200");
   EXPECT_EQ(recs[0].git_revision, "rev");
@@ -176,7 +187,12 @@ TEST(History, RecordsFromBenchRows) {
   EXPECT_EQ(recs[0].samples, 4);
   EXPECT_EQ(recs[0].calc_diff, 2e-8);
   EXPECT_EQ(recs[0].deterministic, true);
+  EXPECT_EQ(recs[0].flops, 2e9);
+  EXPECT_EQ(recs[0].bytes, 3e8);
+  EXPECT_EQ(recs[0].copy_tbps, 4.2);
+  EXPECT_EQ(recs[0].gemm_bf16_tflops, 790.0);
   EXPECT_EQ(recs[1].notes, "refuses");
+  EXPECT_EQ(recs[1].flops, 2e9);  // the problem's work is known even when the variant refuses it
   EXPECT_FALSE(recs[1].median_ms.has_value());
   EXPECT_FALSE(recs[1].calc_diff.has_value());  // never compared: no metrics
 }
@@ -329,11 +345,88 @@ TEST(History, NewerSchemaIsRefused) {
   TempDir dir;
   const std::string path = dir.path() + "/h.sqlite";
   { HistoryDb create(path); }
+  const std::string newer = std::to_string(HistoryDb::kSchemaVersion + 1);
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE schema_version SET version = 2", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, ("UPDATE schema_version SET version = " + newer).c_str(), nullptr, nullptr, nullptr),
+            SQLITE_OK);
   sqlite3_close(db);
-  EXPECT_NE(error_of([&] { HistoryDb reopened(path); }).find("has schema version 2"), std::string::npos);
+  EXPECT_NE(error_of([&] { HistoryDb reopened(path); }).find("has schema version " + newer), std::string::npos);
+}
+
+// A database as the first kforge wrote it (schema 1, verbatim) with one row.
+void write_schema_1_database(const std::string& path) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const char* sql = R"sql(
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE results (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, time_utc TEXT NOT NULL, git_revision TEXT NOT NULL, gpu TEXT NOT NULL,
+  sm_count INTEGER NOT NULL, command TEXT NOT NULL CHECK (command IN ('bench', 'tune', 'compare', 'run')),
+  suite TEXT NOT NULL, case_name TEXT NOT NULL, variant TEXT NOT NULL, problem TEXT NOT NULL, layout TEXT NOT NULL,
+  dtype TEXT NOT NULL, status TEXT NOT NULL, median_ms REAL, min_ms REAL, max_ms REAL, iqr_rel REAL,
+  samples INTEGER NOT NULL, calc_diff REAL, rel_l2 REAL, deterministic INTEGER, notes TEXT NOT NULL);
+CREATE INDEX results_by_case ON results (case_name, id);
+INSERT INTO schema_version (version) VALUES (1);
+INSERT INTO results (time_utc, git_revision, gpu, sm_count, command, suite, case_name, variant, problem, layout,
+  dtype, status, median_ms, min_ms, max_ms, iqr_rel, samples, calc_diff, rel_l2, deterministic, notes)
+  VALUES ('2025-01-01T00:00:00Z', 'old', 'NVIDIA H200', 132, 'bench', 'depthwise', 'evokernel', 'dw_v1_direct', 'p',
+  'ncdhw', 'bf16', 'PASS', 18.3, 18.2, 18.5, 0.003, 30, 1e-7, 2e-4, 1, '');
+)sql";
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+int stored_schema_version(const std::string& path) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  int v = -1;
+  if (sqlite3_prepare_v2(db, "SELECT max(version) FROM schema_version", -1, &st, nullptr) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return v;
+}
+
+TEST(History, SchemaOneIsMigratedInPlaceAndKeepsItsRows) {
+  TempDir dir;
+  const std::string path = dir.path() + "/h.sqlite";
+  write_schema_1_database(path);
+  ASSERT_EQ(stored_schema_version(path), 1);
+  {
+    HistoryDb db(path);
+    const auto old = db.tried("evokernel");
+    ASSERT_EQ(old.size(), 1u);
+    EXPECT_EQ(old[0].git_revision, "old");
+    EXPECT_EQ(old[0].median_ms, 18.3);
+    EXPECT_EQ(old[0].deterministic, true);
+    EXPECT_FALSE(old[0].flops.has_value());  // columns added by the migration read NULL in old rows
+    EXPECT_FALSE(old[0].copy_tbps.has_value());
+    db.append({timed("evokernel", "dw_v6_mma_hoisted", 0.179, 0.004)});
+  }
+  EXPECT_EQ(stored_schema_version(path), HistoryDb::kSchemaVersion);
+  const HistoryDb reopened(path);  // opening a migrated file again changes nothing
+  const auto rows = reopened.rows();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].variant, "dw_v1_direct");  // oldest first
+  EXPECT_EQ(rows[1].flops, 1.63e10);
+  EXPECT_EQ(rows[1].gemm_bf16_tflops, 780.5);
+  EXPECT_EQ(reopened.best("evokernel").size(), 2u);
+  EXPECT_EQ(integrity_check(path), "ok");
+}
+
+TEST(History, RowsSelectsASuite) {
+  TempDir dir;
+  HistoryDb db(dir.path() + "/h.sqlite");
+  HistoryRecord dense = timed("small", "dense_v0_direct", 4.0, 0.01);
+  dense.suite = "dense";
+  db.append({timed("evokernel", "dw_v1_direct", 18.3, 0.01), dense});
+  EXPECT_EQ(db.rows().size(), 2u);
+  ASSERT_EQ(db.rows("dense").size(), 1u);
+  EXPECT_EQ(db.rows("dense")[0].variant, "dense_v0_direct");
+  EXPECT_TRUE(db.rows("nope").empty());
 }
 
 TEST(History, DefaultPathFollowsTheEnvironment) {
