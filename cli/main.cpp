@@ -56,6 +56,10 @@ int run_bench(const BenchArgs& a) {
   opt.variants = a.variants;
   opt.time = !a.no_time;
   opt.timer.max_seconds = a.max_seconds;
+  opt.on_row = [](const BenchRow& r) {
+    std::cerr << fmt::format("kforge bench:   {:<36} {:<5} {}\n", r.variant, r.status,
+                             r.timing ? fmt::format("{:.4f} ms", r.timing->median_ms) : r.reason);
+  };
   const DeviceInfo dev = query_device();
   const Ceilings ceil = load_or_measure_ceilings(dev);
   std::vector<Layout> layouts;

@@ -57,7 +57,7 @@ set(_kf_ptxas ${CMAKE_MATCH_1}/ptxas)
 # The library's own include folders and definitions, as its objects are compiled.
 set(_kf_kforge_defs $<TARGET_PROPERTY:kforge,COMPILE_DEFINITIONS>)
 # (kforge_sm90's folders add the CUTLASS headers its units need.)
-set(_kf_includes $<TARGET_PROPERTY:kforge,INCLUDE_DIRECTORIES> $<TARGET_PROPERTY:kforge_sm90,INCLUDE_DIRECTORIES>)
+set(_kf_includes "$<TARGET_PROPERTY:kforge,INCLUDE_DIRECTORIES>$<SEMICOLON>$<TARGET_PROPERTY:kforge_sm90,INCLUDE_DIRECTORIES>")
 set(_kf_unit_flags ${_kf_cuda_flags} "-I$<JOIN:$<REMOVE_DUPLICATES:${_kf_includes}>,$<SEMICOLON>-I>"
                    "$<$<BOOL:${_kf_kforge_defs}>:-D$<JOIN:${_kf_kforge_defs},$<SEMICOLON>-D>>")
 

@@ -65,7 +65,7 @@ struct Inputs {
   static int64_t span(const ConvProblem& p, char tensor) {
     switch (tensor) {
       case 'x': return span_of({p.N, p.C, p.D, p.H, p.W}, p.x_strides);
-      case 'w': return span_of({p.K, 1, p.T, p.R, p.S}, p.w_strides);
+      case 'w': return span_of({p.K, p.channels_per_group(), p.T, p.R, p.S}, p.w_strides);
       default: return span_of(y_sizes(p), p.y_strides);
     }
   }

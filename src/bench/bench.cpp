@@ -111,6 +111,7 @@ std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const B
                    " GFLOP (a correctness fallback, seconds per run here)";
     if (!row.reason.empty()) {
       row.status = "SKIP";
+      if (opt.on_row) opt.on_row(row);
       rows.push_back(row);
       continue;
     }
@@ -128,6 +129,7 @@ std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const B
       row.reason = e.what();
       cudaGetLastError();
     }
+    if (opt.on_row) opt.on_row(row);
     rows.push_back(row);
   }
   KF_CUDA_CHECK(cudaStreamDestroy(s));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@
 
 namespace kforge {
 
+struct BenchRow;
+
 struct BenchOptions {
   DType dtype = DType::bf16;
   Layout layout = Layout::ncdhw;
@@ -27,6 +30,7 @@ struct BenchOptions {
   ReferenceOptions reference;  // which fp64 reference checks use (CPU, GPU, sampled GPU)
   bool time = true;
   TimerOptions timer;
+  std::function<void(const BenchRow&)> on_row;  // called as each row is done (progress; a crash then names its variant)
 };
 
 struct BenchRow {

@@ -18,7 +18,12 @@ class DeviceBuffer {
   }
   template <typename T>
   explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size() * sizeof(T)) {
-    if (bytes_) KF_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes_, cudaMemcpyHostToDevice));
+    if (!bytes_) return;
+    KF_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes_, cudaMemcpyHostToDevice));
+    // From pageable memory cudaMemcpy may return once the data is staged, before the DMA lands, and kforge's
+    // non-blocking streams do not wait for the legacy stream that carries it: wait here, so a kernel on any
+    // stream sees the data.
+    KF_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   }
   ~DeviceBuffer() { static_cast<void>(cudaFree(ptr_)); }  // a destructor must not throw
   DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}

@@ -16,16 +16,20 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v3_persistent_256x128x64());
   r.add(dense::v4_persistent_128x256x64_c2x1());
   r.add(dense::v5_streamk_128x256x64());
+  r.add(dense::v6_persistent_256x128x16());
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   const Registry& reg = Registry::instance();
-  // A 256-wide N tile is half empty when K_out <= 128; otherwise the wider N tile reuses each A tile more.
-  const char* first = p.K <= 128 ? "dense_v3_persistent_256x128x64" : "dense_v2_persistent_128x256x64";
+  // Few input channels: a 16-wide K tile (a 64-wide one would be mostly zero padding). K_out <= 128: a 256-wide
+  // N tile would be half empty. Otherwise the 128x256 tile reuses each activation tile over more filters.
+  const char* first = p.C <= 16   ? "dense_v6_persistent_256x128x16"
+                      : p.K <= 128 ? "dense_v3_persistent_256x128x64"
+                                   : "dense_v2_persistent_128x256x64";
   for (const char* name : {first, "dense_v2_persistent_128x256x64", "dense_v3_persistent_256x128x64", "dense_v0_direct"}) {
     const Variant* v = reg.find(name);
     if (v && v->accepts(p).empty()) {
-      if (why) *why = name == std::string(first) ? "tile rule: N tile 128 when K <= 128, else 256"
+      if (why) *why = name == std::string(first) ? "tile rule: K tile 16 when C <= 16, N tile 128 when K <= 128, else 128x256"
                                                   : "the preferred tile refuses this problem; next accepting variant";
       return v;
     }

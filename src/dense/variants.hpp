@@ -18,5 +18,6 @@ Variant v2_persistent_128x256x64();
 Variant v3_persistent_256x128x64();
 Variant v4_persistent_128x256x64_c2x1();
 Variant v5_streamk_128x256x64();
+Variant v6_persistent_256x128x16();
 
 }  // namespace kforge::dense

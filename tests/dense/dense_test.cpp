@@ -44,6 +44,7 @@ std::vector<ConvProblem> dense_problems() {
     out.push_back(dense_problem(2, 16, 16, {1, 1, 77}, {1, 1, 5}, params_of({1}, {2}, {}, {1}), l, false));  // conv1d
     out.push_back(dense_problem(1, 12, 8, {7, 9, 10}, {3, 1, 1}, params_of({1}, {1, 0, 0}, {}, {1}), l, true));
     out.push_back(dense_problem(1, 128, 256, {8, 16, 20}, {3, 3, 3}, same1, l, true));       // many tiles per SM
+    out.push_back(dense_problem(1, 192, 192, {4, 10, 30}, {3, 3, 3}, unit, l, true));        // no padding, N tile 192
   }
   // Other dtypes and groups: the tensor-core variants refuse them; the direct fallback answers.
   out.push_back(dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16));
@@ -82,7 +83,7 @@ TEST(DenseAccepts, TensorCoreVariantsStateTheirLimits) {
     EXPECT_NE(v->accepts(groups).find("groups"), std::string::npos) << v->name << ": " << v->accepts(groups);
     EXPECT_NE(v->accepts(odd_k).find("K % 8"), std::string::npos) << v->name << ": " << v->accepts(odd_k);
   }
-  EXPECT_GE(checked, 4) << "the CUTLASS anchor and our persistent kernels should be registered";
+  EXPECT_GE(checked, 6) << "the CUTLASS anchor and our persistent kernels should be registered";
 }
 
 TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
@@ -93,6 +94,8 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   EXPECT_EQ(choose_variant(wide).name, "dense_v2_persistent_128x256x64");
   EXPECT_EQ(choose_variant(narrow).name, "dense_v3_persistent_256x128x64");
   EXPECT_EQ(choose_variant(f16).name, "dense_v0_direct");
+  const ConvProblem stem = dense_problem(1, 3, 128, {5, 17, 19}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  EXPECT_EQ(choose_variant(stem).name, "dense_v6_persistent_256x128x16");
 }
 
 TEST(ChannelsLastPlan, StagesOnlyWhatTheKernelCannotRead) {

@@ -23,7 +23,7 @@ TEST(ProfileGpu, TargetRunsAVariantAndBothProbes) {
   ProfileTarget variant;
   variant.case_name = "evokernel";
   variant.variant = "dw_v6_mma_hoisted";
-  variant.layout = "ndhwc";
+  variant.layout = "ncdhw";  // dw_v6 reads NCDHW only
   run_profile_target(variant);
   for (const char* probe : {"copy", "gemm"}) {
     ProfileTarget t;
