@@ -15,6 +15,7 @@
 #include "cmd_run.hpp"
 #include "cmd_profile.hpp"
 #include "cmd_report.hpp"
+#include "cmd_tune.hpp"
 #include "dispatch/registry.hpp"
 #include "measure/ceilings.hpp"
 #include "measure/device_info.hpp"
@@ -190,6 +191,7 @@ int main(int argc, char** argv) {
   cli::CompareCommand compare(app);
   cli::ProfileCommand profile(app);
   cli::ReportCommand report(app);
+  cli::TuneCommand tune(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -203,6 +205,7 @@ int main(int argc, char** argv) {
     if (compare.selected()) return compare.run();
     if (profile.selected()) return profile.run();
     if (report.selected()) return report.run();
+    if (tune.selected()) return tune.run();
     return run_bench(demo_args);  // demo, explicitly or by default
   } catch (const kforge::Error& e) {
     std::cerr << "kforge: " << e.what() << "\n";

@@ -80,6 +80,26 @@ void print_regressions_table(std::ostream& os, const std::vector<Regression>& re
   os << "slower: latest median over best median - 1; noise: max(IQR spread of either, 2%) (each on its GPU)\n";
 }
 
+void print_tune_table(std::ostream& os, const std::vector<TuneResult>& results) {
+  os << fmt::format("{:<16} {:<6} {:<36} {:>9}  {:<36} {:>9} {:>8}\n", "case", "layout", "winner", "ms", "runner-up",
+                    "ms", "margin");
+  for (const TuneResult& r : results) {
+    const BenchRow& first = r.rows.front();
+    const BenchRow* winner = r.winner();
+    if (!winner) {
+      os << fmt::format("{:<16} {:<6} no candidate passed: nothing recorded\n", first.case_name, first.layout);
+      continue;
+    }
+    const BenchRow* second = r.runner_up();
+    os << fmt::format("{:<16} {:<6} {:<36} {:>9.4f}  {:<36} {:>9} {:>8}{}\n", first.case_name, first.layout,
+                      winner->variant, winner->timing->median_ms, second ? second->variant : "-",
+                      second ? fmt::format("{:.4f}", second->timing->median_ms) : "-",
+                      second ? fmt::format("+{:.1f}%", r.margin() * 100) : "-",
+                      r.margin_within_spread() ? "  (within the spread)" : "");
+  }
+  os << "margin: runner-up median over winner median - 1; spread: interquartile range over the median\n";
+}
+
 void print_roundtrip(std::ostream& os, const RoundtripResult& r) {
   if (!r.first_difference) {
     os << fmt::format("{:<40} identical ({} bytes)\n", r.source, r.nvcc_bytes);

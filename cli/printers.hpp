@@ -9,6 +9,7 @@
 #include "tools/asm.hpp"
 #include "tools/history.hpp"
 #include "tools/profile_classify.hpp"
+#include "tools/tune.hpp"
 
 namespace kforge::cli {
 
@@ -18,6 +19,9 @@ void print_bench_table(std::ostream& os, const std::vector<BenchRow>& rows);
 void print_history_table(std::ostream& os, const std::vector<HistoryRecord>& records);
 void print_best_table(std::ostream& os, const std::vector<HistoryRecord>& records);
 void print_regressions_table(std::ostream& os, const std::vector<Regression>& regressions);
+
+// kforge tune: one line per tuned case and layout (the rows' case_name and layout): winner, runner-up, margin.
+void print_tune_table(std::ostream& os, const std::vector<TuneResult>& results);
 
 // kforge asm: one line per re-assembled unit, and per-kernel resource usage.
 void print_roundtrip(std::ostream& os, const RoundtripResult& r);

@@ -86,6 +86,42 @@ nlohmann::json BenchRow::to_json() const {
   return j;
 }
 
+std::string bench_refusal(const Variant& v, const ConvProblem& p) {
+  std::string reason = v.accepts(p);
+  if (reason.empty() && v.max_bench_flops > 0 && p.flops() > v.max_bench_flops)
+    reason = "not benchmarked above " + std::to_string(int64_t(v.max_bench_flops / 1e9)) +
+             " GFLOP (a correctness fallback, seconds per run here)";
+  return reason;
+}
+
+BenchRow bench_variant(const Variant& v, const ConvProblem& p, const BenchOptions& opt, uint64_t seed,
+                       cudaStream_t s) {
+  BenchRow row;
+  row.variant = v.name;
+  row.problem = p.describe();
+  row.flops = p.flops();
+  row.bytes = p.min_bytes();
+  row.reason = bench_refusal(v, p);
+  if (!row.reason.empty()) {
+    row.status = "SKIP";
+    return row;
+  }
+  try {
+    const CheckInputs in = make_check_inputs(p, seed, opt.reference, s);
+    check_variant(v, p, in, opt, s, row);
+    if (opt.time && row.status == "PASS") {
+      DeviceBuffer y(output_bytes(p)), ws(v.workspace(p));
+      const ConvArgs args{in.x.get(), in.w.get(), p.has_bias ? in.b.get() : nullptr, y.get(), ws.get()};
+      row.timing = time_on_stream([&](cudaStream_t st) { v.launch(p, args, st); }, s, opt.timer);
+    }
+  } catch (const Error& e) {
+    row.status = "ERROR";
+    row.reason = e.what();
+    cudaGetLastError();
+  }
+  return row;
+}
+
 std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const BenchOptions& opt,
                                  const Ceilings& ceilings) {
   const ConvProblem p = c.problem(opt.dtype, opt.layout);
@@ -95,42 +131,16 @@ std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const B
   std::vector<BenchRow> rows;
   uint64_t check_no = 0;
   for (const Variant* v : variants_for(suite, opt)) {
-    BenchRow row;
+    BenchRow row = bench_variant(*v, p, opt, opt.seed + 16 * check_no, s);
+    // Fresh inputs for every variant's check: each must compute the same function on any valid input.
+    if (row.status != "SKIP") ++check_no;
     row.suite = suite.name;
     row.case_name = c.name;
-    row.variant = v->name;
     row.layout = layout_name(opt.layout);
     row.dtype = dtype_name(opt.dtype);
-    row.problem = p.describe();
-    row.flops = p.flops();
-    row.bytes = p.min_bytes();
     row.floor_ms = floor_ms;
-    row.reason = v->accepts(p);
-    if (row.reason.empty() && v->max_bench_flops > 0 && p.flops() > v->max_bench_flops)
-      row.reason = "not benchmarked above " + std::to_string(int64_t(v->max_bench_flops / 1e9)) +
-                   " GFLOP (a correctness fallback, seconds per run here)";
-    if (!row.reason.empty()) {
-      row.status = "SKIP";
-      if (opt.on_row) opt.on_row(row);
-      rows.push_back(row);
-      continue;
-    }
-    try {
-      // Fresh inputs for every variant's check: each must compute the same function on any valid input.
-      const CheckInputs in = make_check_inputs(p, opt.seed + 16 * check_no++, opt.reference, s);
-      check_variant(*v, p, in, opt, s, row);
-      if (opt.time && row.status == "PASS") {
-        DeviceBuffer y(output_bytes(p)), ws(v->workspace(p));
-        const ConvArgs args{in.x.get(), in.w.get(), p.has_bias ? in.b.get() : nullptr, y.get(), ws.get()};
-        row.timing = time_on_stream([&](cudaStream_t st) { v->launch(p, args, st); }, s, opt.timer);
-      }
-    } catch (const Error& e) {
-      row.status = "ERROR";
-      row.reason = e.what();
-      cudaGetLastError();
-    }
     if (opt.on_row) opt.on_row(row);
-    rows.push_back(row);
+    rows.push_back(std::move(row));
   }
   KF_CUDA_CHECK(cudaStreamDestroy(s));
   // Ratios against the anchor measured in this same run.

@@ -2,6 +2,8 @@
 // poison, run, check, run again (determinism), time. Produces rows; printers (cli/) only format them.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -12,6 +14,7 @@
 
 #include "bench/check.hpp"
 #include "bench/suite.hpp"
+#include "dispatch/registry.hpp"
 #include "measure/ceilings.hpp"
 #include "measure/metrics.hpp"
 #include "measure/timer.hpp"
@@ -52,6 +55,16 @@ struct BenchRow {
 
 // The roofline floor of a problem: max(minimal bytes at the copy bandwidth, FLOPs at the bf16 GEMM rate).
 double roofline_floor_ms(const ConvProblem& p, const Ceilings& ceilings);
+
+// Why the bench does not run `v` on `p`: its accepts() reason, or its max_bench_flops exceeded; "" when it does.
+std::string bench_refusal(const Variant& v, const ConvProblem& p);
+
+// One variant on one problem: refused (SKIP, reason bench_refusal), else checked
+// against the fp64 reference on fresh inputs drawn from `seed` and, when it passes and opt.time is set, timed
+// (ERROR when it throws). Fills every field but the labels (suite, case_name, layout, dtype), floor_ms and the
+// ratios.
+BenchRow bench_variant(const Variant& v, const ConvProblem& p, const BenchOptions& opt, uint64_t seed,
+                       cudaStream_t stream);
 
 // Runs one suite case for the family's variants (suite.name picks the family). Ceilings give the floor.
 std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const BenchOptions& opt,

@@ -1,5 +1,6 @@
 // Registers the dense family and states its dispatch rule.
 #include "dense/variants.hpp"
+#include "dispatch/tune_cache.hpp"
 
 namespace kforge {
 
@@ -20,6 +21,12 @@ void register_dense_variants(Registry& r) {
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {
+  // A measurement on this device (kforge tune) beats any rule; the rule covers everything untuned.
+  std::string autotune;
+  if (const Variant* tuned = tuned_variant(p, &autotune)) {
+    if (why) *why = autotune;
+    return tuned;
+  }
   const Registry& reg = Registry::instance();
   // Few input channels: a 16-wide K tile (a 64-wide one would be mostly zero padding). K_out <= 128: a 256-wide
   // N tile would be half empty. Otherwise the 128x256 tile reuses each activation tile over more filters.
@@ -29,8 +36,10 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   for (const char* name : {first, "dense_v2_persistent_128x256x64", "dense_v3_persistent_256x128x64", "dense_v0_direct"}) {
     const Variant* v = reg.find(name);
     if (v && v->accepts(p).empty()) {
-      if (why) *why = name == std::string(first) ? "tile rule: K tile 16 when C <= 16, N tile 128 when K <= 128, else 128x256"
-                                                  : "the preferred tile refuses this problem; next accepting variant";
+      const char* rule = name == std::string(first)
+                             ? "tile rule: K tile 16 when C <= 16, N tile 128 when K <= 128, else 128x256"
+                             : "the preferred tile refuses this problem; next accepting variant";
+      if (why) *why = std::string(rule) + " (" + autotune + ")";
       return v;
     }
   }

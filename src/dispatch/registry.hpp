@@ -57,6 +57,7 @@ void register_dense_variants(Registry& r);
 void register_baseline_variants(Registry& r);
 
 // Each family's dispatch rule: the variant to run, or null when none accepts; *why says why it was chosen.
+// choose_dense asks the autotune cache (dispatch/tune_cache.hpp) first.
 const Variant* choose_depthwise(const ConvProblem& p, std::string* why);
 const Variant* choose_dense(const ConvProblem& p, std::string* why);
 

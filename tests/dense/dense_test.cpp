@@ -11,6 +11,7 @@
 #include "dense/channels_last.hpp"
 #include "gpu_test_util.hpp"
 #include "tools/asm.hpp"
+#include "tools/tools_test_util.hpp"
 #include "variant_check.hpp"
 
 namespace kforge {
@@ -87,6 +88,7 @@ TEST(DenseAccepts, TensorCoreVariantsStateTheirLimits) {
 }
 
 TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
+  const testing::ScopedEnv rule_only("KFORGE_AUTOTUNE", "0");  // the rule itself, whatever the user's cache holds
   const ConvParams same1 = params_of({1}, {1}, {}, {1});
   const ConvProblem wide = dense_problem(1, 64, 256, {6, 10, 12}, {3, 3, 3}, same1, Layout::ndhwc, true);
   const ConvProblem narrow = dense_problem(1, 64, 96, {6, 10, 12}, {3, 3, 3}, same1, Layout::ncdhw, true);

@@ -1,0 +1,92 @@
+// The autotuner: the bench's per-variant check and timing over a family's candidates, the fastest PASS recorded.
+#include "tools/tune.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/cuda_stream.hpp"
+#include "dispatch/tune_cache.hpp"
+#include "measure/device_info.hpp"
+#include "tools/history.hpp"
+
+namespace kforge {
+namespace {
+
+// PASS rows, fastest first (registry order among equal medians).
+std::vector<const BenchRow*> passed_by_time(const std::vector<BenchRow>& rows) {
+  std::vector<const BenchRow*> out;
+  for (const BenchRow& r : rows)
+    if (r.status == "PASS" && r.timing) out.push_back(&r);
+  std::stable_sort(out.begin(), out.end(), [](const BenchRow* a, const BenchRow* b) {
+    return a->timing->median_ms < b->timing->median_ms;
+  });
+  return out;
+}
+
+TuneEntry entry_of(const ConvProblem& p, const TuneResult& r) {
+  TuneEntry e;
+  e.problem = p.describe();
+  e.winner = r.winner()->variant;
+  e.median_ms = r.winner()->timing->median_ms;
+  e.tuned_at = utc_iso_now();
+  for (const BenchRow& row : r.rows) {
+    TunedCandidate c{row.variant, row.status, std::nullopt, row.reason};
+    if (row.timing) c.median_ms = row.timing->median_ms;
+    // A wrong result's reason is its error against the reference.
+    if (row.status == "FAIL" && c.reason.empty()) c.reason = row.error.summary();
+    e.candidates.push_back(std::move(c));
+  }
+  return e;
+}
+
+}  // namespace
+
+const BenchRow* TuneResult::winner() const {
+  const auto ranked = passed_by_time(rows);
+  return ranked.empty() ? nullptr : ranked[0];
+}
+
+const BenchRow* TuneResult::runner_up() const {
+  const auto ranked = passed_by_time(rows);
+  return ranked.size() < 2 ? nullptr : ranked[1];
+}
+
+double TuneResult::margin() const {
+  const BenchRow* second = runner_up();
+  return second ? second->timing->median_ms / winner()->timing->median_ms - 1.0 : 0.0;
+}
+
+bool TuneResult::margin_within_spread() const {
+  const BenchRow* second = runner_up();
+  return second && margin() < std::max(winner()->timing->iqr_rel, second->timing->iqr_rel);
+}
+
+TuneResult tune_problem(const ConvProblem& p, const std::string& family, const TuneOptions& opt,
+                        const TuneProgress& progress) {
+  const DeviceKey device = device_key(query_device());
+  BenchOptions bench;  // the bench's thresholds and choice of reference
+  bench.seed = opt.seed;
+  bench.timer.max_seconds = opt.max_seconds;
+  std::vector<const Variant*> variants;
+  for (const Variant* v : Registry::instance().family(family))
+    if (v->library) variants.push_back(v);
+  const int candidates = static_cast<int>(std::count_if(
+      variants.begin(), variants.end(), [&](const Variant* v) { return bench_refusal(*v, p).empty(); }));
+
+  const CudaStream stream;
+  TuneResult r;
+  int candidate = 0;
+  for (const Variant* v : variants) {
+    const int number = bench_refusal(*v, p).empty() ? ++candidate : 0;
+    BenchRow row = bench_variant(*v, p, bench, opt.seed + 16 * static_cast<uint64_t>(number), stream.get());
+    row.suite = family;
+    row.layout = layout_name(p.x_layout());
+    row.dtype = dtype_name(p.dtype);
+    if (progress) progress(row, number, candidates);
+    r.rows.push_back(std::move(row));
+  }
+  if (r.winner()) record_tuned(device, p, entry_of(p, r));
+  return r;
+}
+
+}  // namespace kforge

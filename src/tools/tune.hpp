@@ -1,0 +1,40 @@
+// kforge tune: which variant of a family is fastest for one problem on this GPU, measured the way `kforge bench`
+// measures (fp64 check first, then the shared timer) and recorded in the autotune cache (dispatch/tune_cache.hpp)
+// that the dense dispatch rule consults.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench/bench.hpp"
+
+namespace kforge {
+
+struct TuneOptions {
+  double max_seconds = 0.5;       // sampling budget of each candidate's timing (after its check and warm-up)
+  uint64_t seed = 0x74756e65ull;  // candidate i (1-based) checks on fresh inputs drawn from seed + 16 * i
+};
+
+struct TuneResult {
+  // Every library variant of the family, in registry order: SKIP (refused), or PASS / FAIL / ERROR.
+  // Labelled with suite = the family, the problem's layout and dtype; case_name is the caller's.
+  std::vector<BenchRow> rows;
+  const BenchRow* winner() const;     // the fastest PASS row; null when none passed
+  const BenchRow* runner_up() const;  // the second fastest PASS row; null when fewer than two passed
+  double margin() const;              // runner-up median / winner median - 1; 0 without a runner-up
+  bool margin_within_spread() const;  // margin below either's interquartile spread: this run cannot tell them apart
+};
+
+// Called after each variant with its row and its number among the candidates (1-based; 0 when it was refused).
+using TuneProgress = std::function<void(const BenchRow& row, int candidate, int candidates)>;
+
+// Candidates: the family's library variants (no anchors) that accept `p` within their max_bench_flops. Each is
+// checked against the fp64 reference on fresh inputs (calc_diff <= 1e-5, rel-L2 <= 1e-2, bitwise deterministic)
+// and only a PASS is timed; the fastest PASS is recorded in the autotune cache under the current device's key,
+// with every candidate's median or reason. Nothing is recorded when none passes. Needs a GPU.
+TuneResult tune_problem(const ConvProblem& p, const std::string& family, const TuneOptions& opt = {},
+                        const TuneProgress& progress = {});
+
+}  // namespace kforge
