@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
+#include <type_traits>
 
 #include "core/cuda_check.hpp"
 
@@ -10,43 +12,81 @@ namespace kforge::dense {
 namespace {
 
 using Bits16 = uint16_t;  // the staged kernels take bf16; copies only move bits
-constexpr int kTile = 32;
+constexpr int kTile = 64;
+constexpr int kTransposeThreads = 256;
+
+// Elements of one global access: 8 (16 bytes) when every stride and base allows it, else 1.
+template <int kVec>
+using Access = std::conditional_t<kVec == 8, uint4, Bits16>;
 
 // dst[b][j][i] = i < rows ? src[b][i][j] : 0 for i < rows_padded, j < cols: a batched transpose whose output rows
-// may be zero-padded (the channel padding). Tiles of 32x32 through shared memory keep both sides coalesced.
-__global__ void transpose_pad_kernel(const Bits16* __restrict__ src, Bits16* __restrict__ dst, int64_t batches,
-                                     int64_t rows, int64_t rows_padded, int64_t cols, int64_t src_batch_stride,
-                                     int64_t src_row_stride, int64_t dst_batch_stride, int64_t dst_row_stride) {
-  __shared__ Bits16 tile[kTile][kTile + 1];  // +1: no bank conflicts on the transposed read
+// may be zero-padded (the channel padding). 64x64 tiles through shared memory, read and written kVec elements at
+// a time, keep both sides coalesced; the grid loops over tiles and batches.
+template <int kVec>
+__global__ void __launch_bounds__(kTransposeThreads)
+transpose_pad_kernel(const Bits16* __restrict__ src, Bits16* __restrict__ dst, int64_t batches, int64_t rows,
+                     int64_t rows_padded, int64_t cols, int64_t src_batch_stride, int64_t src_row_stride,
+                     int64_t dst_batch_stride, int64_t dst_row_stride) {
+  constexpr int kVecsPerRow = kTile / kVec;
+  __shared__ Bits16 tile[kTile][kTile + 2];  // +2: the column reads of the write phase spread over the banks
   const int64_t tiles_j = (cols + kTile - 1) / kTile, tiles = tiles_j * ((rows_padded + kTile - 1) / kTile);
   for (int64_t b = blockIdx.z; b < batches; b += gridDim.z) {
     for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
       const int64_t j0 = (t % tiles_j) * kTile, i0 = (t / tiles_j) * kTile;
-      for (int k = threadIdx.y; k < kTile; k += blockDim.y) {  // read rows i0+k, columns j0+tx
-        const int64_t i = i0 + k, j = j0 + threadIdx.x;
-        tile[k][threadIdx.x] = (i < rows && j < cols) ? src[b * src_batch_stride + i * src_row_stride + j] : Bits16(0);
+      for (int v = threadIdx.x; v < kTile * kVecsPerRow; v += blockDim.x) {  // read source rows i0 + r
+        const int r = v / kVecsPerRow, c = (v % kVecsPerRow) * kVec;
+        const int64_t i = i0 + r, j = j0 + c;
+        const Bits16* from = src + b * src_batch_stride + i * src_row_stride + j;
+        alignas(16) Bits16 vals[kVec];
+        if (i < rows && j + kVec <= cols) {
+          *reinterpret_cast<Access<kVec>*>(vals) = *reinterpret_cast<const Access<kVec>*>(from);
+        } else {
+          for (int e = 0; e < kVec; ++e) vals[e] = (i < rows && j + e < cols) ? from[e] : Bits16(0);
+        }
+        for (int e = 0; e < kVec; ++e) tile[r][c + e] = vals[e];
       }
       __syncthreads();
-      for (int k = threadIdx.y; k < kTile; k += blockDim.y) {  // write rows j0+k, columns i0+tx
-        const int64_t j = j0 + k, i = i0 + threadIdx.x;
-        if (j < cols && i < rows_padded) dst[b * dst_batch_stride + j * dst_row_stride + i] = tile[threadIdx.x][k];
+      for (int v = threadIdx.x; v < kTile * kVecsPerRow; v += blockDim.x) {  // write destination rows j0 + r
+        const int r = v / kVecsPerRow, c = (v % kVecsPerRow) * kVec;
+        const int64_t j = j0 + r, i = i0 + c;
+        if (j >= cols) continue;
+        alignas(16) Bits16 vals[kVec];
+        for (int e = 0; e < kVec; ++e) vals[e] = tile[c + e][r];
+        Bits16* to = dst + b * dst_batch_stride + j * dst_row_stride + i;
+        if (i + kVec <= rows_padded) {
+          *reinterpret_cast<Access<kVec>*>(to) = *reinterpret_cast<const Access<kVec>*>(vals);
+        } else {
+          for (int e = 0; e < kVec; ++e)
+            if (i + e < rows_padded) to[e] = vals[e];
+        }
       }
       __syncthreads();
     }
   }
 }
 
+bool aligned_for_vectors(const void* p, std::initializer_list<int64_t> strides) {
+  if (reinterpret_cast<uintptr_t>(p) % 16 != 0) return false;
+  return std::all_of(strides.begin(), strides.end(), [](int64_t s) { return s % 8 == 0; });
+}
+
 void transpose_pad(const void* src, void* dst, int64_t batches, int64_t rows, int64_t rows_padded, int64_t cols,
                    int64_t src_batch_stride, int64_t src_row_stride, int64_t dst_batch_stride, int64_t dst_row_stride,
                    cudaStream_t s) {
   const int64_t tiles = ((cols + kTile - 1) / kTile) * ((rows_padded + kTile - 1) / kTile);
-  // Enough 256-thread blocks to fill the GPU several times over; the kernel loops over the rest.
+  // Enough blocks to fill the GPU several times over; the kernel loops over the rest.
   const int64_t z = std::min<int64_t>(batches, 65535), x = std::clamp<int64_t>(132 * 16 / z, 1, tiles);
   const dim3 grid(unsigned(x), 1, unsigned(z));
-  transpose_pad_kernel<<<grid, dim3(kTile, 8), 0, s>>>(static_cast<const Bits16*>(src), static_cast<Bits16*>(dst),
-                                                        batches, rows, rows_padded, cols, src_batch_stride,
-                                                        src_row_stride, dst_batch_stride, dst_row_stride);
-  KF_LAUNCH_CHECK();
+  const bool vectors = aligned_for_vectors(src, {src_batch_stride, src_row_stride}) &&
+                       aligned_for_vectors(dst, {dst_batch_stride, dst_row_stride});
+  auto launch = [&](auto kernel) {
+    kernel<<<grid, kTransposeThreads, 0, s>>>(static_cast<const Bits16*>(src), static_cast<Bits16*>(dst), batches,
+                                              rows, rows_padded, cols, src_batch_stride, src_row_stride,
+                                              dst_batch_stride, dst_row_stride);
+    KF_LAUNCH_CHECK();
+  };
+  if (vectors) launch(transpose_pad_kernel<8>);
+  else launch(transpose_pad_kernel<1>);
 }
 
 // Any rank-5 strided view (outer, c, d, h, w) -> packed (outer, d, h, w, c_padded), zero-filled channels.

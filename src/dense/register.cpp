@@ -28,16 +28,18 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
     return tuned;
   }
   const Registry& reg = Registry::instance();
-  // Few input channels: a 16-wide K tile (a 64-wide one would be mostly zero padding). K_out <= 128: a 256-wide
-  // N tile would be half empty. Otherwise the 128x256 tile reuses each activation tile over more filters.
+  // Measured on the H200 suite (src/dense/NOTES.md): few input channels want the 16-wide K tile (a 64-wide one
+  // is mostly zero padding); K_out <= 128 wants the 256x128 tile (a 256-wide N tile would be half empty); larger
+  // K_out wants 128x256 in 2x1 clusters (within 4% of the best tile on every such case).
   const char* first = p.C <= 16   ? "dense_v6_persistent_256x128x16"
                       : p.K <= 128 ? "dense_v3_persistent_256x128x64"
-                                   : "dense_v2_persistent_128x256x64";
-  for (const char* name : {first, "dense_v2_persistent_128x256x64", "dense_v3_persistent_256x128x64", "dense_v0_direct"}) {
+                                   : "dense_v4_persistent_128x256x64_c2x1";
+  for (const char* name : {first, "dense_v4_persistent_128x256x64_c2x1", "dense_v3_persistent_256x128x64",
+                           "dense_v0_direct"}) {
     const Variant* v = reg.find(name);
     if (v && v->accepts(p).empty()) {
       const char* rule = name == std::string(first)
-                             ? "tile rule: K tile 16 when C <= 16, N tile 128 when K <= 128, else 128x256"
+                             ? "tile rule: K tile 16 when C <= 16, N tile 128 when K <= 128, else 128x256 in 2x1 clusters"
                              : "the preferred tile refuses this problem; next accepting variant";
       if (why) *why = std::string(rule) + " (" + autotune + ")";
       return v;
