@@ -67,12 +67,14 @@ std::pair<double, std::string> unit_scale(const std::string& unit) {
   // ncu prints base units already; this keeps a report printed with scaled units readable.
   static constexpr std::array<std::pair<const char*, double>, 7> kPrefixes{
       {{"n", 1e-9}, {"u", 1e-6}, {"m", 1e-3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}}};
-  static constexpr std::array<const char*, 4> kBases{"second", "byte", "cycle", "inst"};
+  // Spelling -> base unit: ncu 2025+ abbreviates seconds ("ns", "byte/s"), older reports spell them out.
+  static constexpr std::array<std::pair<const char*, const char*>, 5> kBases{
+      {{"second", "second"}, {"s", "second"}, {"byte", "byte"}, {"cycle", "cycle"}, {"inst", "inst"}}};
   const auto scale_word = [&](const std::string& word) -> std::pair<double, std::string> {
-    for (const char* base : kBases) {
-      if (word == base) return {1.0, word};
+    for (const auto& [spelling, base] : kBases) {
+      if (word == spelling) return {1.0, base};
       for (const auto& [prefix, factor] : kPrefixes)
-        if (word == std::string(prefix) + base) return {factor, base};
+        if (word == std::string(prefix) + spelling) return {factor, base};
     }
     return {1.0, word};
   };

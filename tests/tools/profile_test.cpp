@@ -125,6 +125,10 @@ TEST(ProfileCsv, UnitsScaleToBaseUnits) {
   EXPECT_EQ(unit_scale("Gbyte/second"), (std::pair<double, std::string>{1e9, "byte/second"}));
   EXPECT_EQ(unit_scale("byte/usecond"), (std::pair<double, std::string>{1e6, "byte/second"}));
   EXPECT_EQ(unit_scale("Mbyte"), (std::pair<double, std::string>{1e6, "byte"}));
+  // What ncu on the H200 printed for a copy kernel's duration and DRAM rate (2026-11-29): abbreviated seconds.
+  EXPECT_EQ(unit_scale("ns"), (std::pair<double, std::string>{1e-9, "second"}));
+  EXPECT_EQ(unit_scale("byte/s"), (std::pair<double, std::string>{1.0, "byte/second"}));
+  EXPECT_EQ(unit_scale("us"), (std::pair<double, std::string>{1e-6, "second"}));
   EXPECT_EQ(unit_scale("%"), (std::pair<double, std::string>{1.0, "%"}));
   EXPECT_EQ(unit_scale("warp"), (std::pair<double, std::string>{1.0, "warp"}));
 }
