@@ -79,10 +79,7 @@ int CompareCommand::run() const {
   }
 
   const Ceilings ceilings = load_or_measure_ceilings(*gpu);
-  RunSettings settings;
-  settings.seed = seed;
-  settings.time = !args_.no_time;
-  settings.timer.max_seconds = args_.max_seconds;
+  RunSettings settings = args_.settings(seed);
   settings.timer.min_samples = min_samples_;
   settings.timer.max_samples = max_samples_;
   KernelComparison c = compare_kernels(task, a, b, ceilings, settings);

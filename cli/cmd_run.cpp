@@ -42,11 +42,7 @@ int RunCommand::run() const {
   }
 
   const Ceilings ceilings = load_or_measure_ceilings(*gpu);
-  RunSettings settings;
-  settings.seed = seed;
-  settings.time = !args_.no_time;
-  settings.timer.max_seconds = args_.max_seconds;
-  const KernelRun result = run_kernel(task, image, ceilings, settings);
+  const KernelRun result = run_kernel(task, image, ceilings, args_.settings(seed));
   print_kernel_run(std::cout, "", result);
 
   if (!args_.out_dir.empty()) {

@@ -33,6 +33,14 @@ uint64_t KernelCommandArgs::seed_or_fresh() const {
   return (static_cast<uint64_t>(rd()) << 32) ^ rd();
 }
 
+RunSettings KernelCommandArgs::settings(uint64_t seed) const {
+  RunSettings s;
+  s.seed = seed;
+  s.time = !no_time;
+  s.timer.max_seconds = max_seconds;
+  return s;
+}
+
 CLI::Option* add_repeatable(CLI::App* cmd, const std::string& names, std::vector<std::string>& values,
                             const std::string& help) {
   // One value per occurrence: `-D A=1 kernel.cu` must not swallow the kernel file.

@@ -30,6 +30,8 @@ struct KernelCommandArgs {
   void add_to(CLI::App* cmd);
   // --seed when given, else a fresh random seed (printed, so the run can be repeated with --seed).
   uint64_t seed_or_fresh() const;
+  // The run settings these options ask for, with `seed` (from seed_or_fresh()).
+  RunSettings settings(uint64_t seed) const;
 };
 
 // Registers a repeatable option that takes one value per occurrence (-D A=1 -D B=2).

@@ -18,6 +18,7 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v4_persistent_128x256x64_c2x1());
   r.add(dense::v5_streamk_128x256x64());
   r.add(dense::v6_persistent_256x128x16());
+  r.add(dense::v7_persistent_256x96x64());
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {
@@ -29,9 +30,10 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   }
   const Registry& reg = Registry::instance();
   // Measured on the H200 suite (src/dense/NOTES.md): few input channels want the 16-wide K tile (a 64-wide one
-  // is mostly zero padding); K_out <= 128 wants the 256x128 tile (a 256-wide N tile would be half empty); larger
-  // K_out wants 128x256 in 2x1 clusters (within 4% of the best tile on every such case).
+  // is mostly zero padding); K_out <= 96 the 256x96 tile and K_out <= 128 the 256x128 one (a wider N tile would
+  // be partly empty); larger K_out wants 128x256 in 2x1 clusters (within 4% of the best tile on every such case).
   const char* first = p.C <= 16   ? "dense_v6_persistent_256x128x16"
+                      : p.K <= 96  ? "dense_v7_persistent_256x96x64"
                       : p.K <= 128 ? "dense_v3_persistent_256x128x64"
                                    : "dense_v4_persistent_128x256x64_c2x1";
   for (const char* name : {first, "dense_v4_persistent_128x256x64_c2x1", "dense_v3_persistent_256x128x64",
@@ -39,7 +41,7 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
     const Variant* v = reg.find(name);
     if (v && v->accepts(p).empty()) {
       const char* rule = name == std::string(first)
-                             ? "tile rule: K tile 16 when C <= 16, N tile 128 when K <= 128, else 128x256 in 2x1 clusters"
+                             ? "tile rule: K tile 16 when C <= 16, N tile 96 / 128 when K <= 96 / 128, else 128x256 in 2x1 clusters"
                              : "the preferred tile refuses this problem; next accepting variant";
       if (why) *why = std::string(rule) + " (" + autotune + ")";
       return v;

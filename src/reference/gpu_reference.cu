@@ -35,6 +35,24 @@ __global__ void reference_conv_kernel(const ConvProblem p, const Elem* __restric
   }
 }
 
+// Element i of a sampled check: output channel i % K at the output position positions[i / K] (linear over
+// N, Do, Ho, Wo).
+struct SampledOutput {
+  int64_t n, k, od, oh, ow;
+};
+__device__ SampledOutput sampled_output(const ConvProblem& p, const int64_t* positions, int64_t i) {
+  int64_t rest = positions[i / p.K];
+  SampledOutput o;
+  o.k = i % p.K;
+  o.ow = rest % p.Wo;
+  rest /= p.Wo;
+  o.oh = rest % p.Ho;
+  rest /= p.Ho;
+  o.od = rest % p.Do;
+  o.n = rest / p.Do;
+  return o;
+}
+
 // Sample i is the output position positions[i] (linear over N, Do, Ho, Wo) at every output channel k:
 // y_ref[i * K + k]. The same order as gather_outputs_kernel, so the two compare element by element.
 template <typename Elem>
@@ -43,15 +61,9 @@ __global__ void reference_sampled_kernel(const ConvProblem p, const Elem* __rest
                                          int64_t total, double* __restrict__ y_ref) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += step) {
-    const int64_t k = i % p.K;
-    int64_t rest = positions[i / p.K];
-    const int64_t ow = rest % p.Wo;
-    rest /= p.Wo;
-    const int64_t oh = rest % p.Ho;
-    rest /= p.Ho;
-    const int64_t od = rest % p.Do;
-    const int64_t n = rest / p.Do;
-    y_ref[i] = reference_detail::direct_conv_element(p, x, w, bias, n, k, od, oh, ow, reference_detail::DeviceDecode{});
+    const SampledOutput o = sampled_output(p, positions, i);
+    y_ref[i] = reference_detail::direct_conv_element(p, x, w, bias, o.n, o.k, o.od, o.oh, o.ow,
+                                                     reference_detail::DeviceDecode{});
   }
 }
 
@@ -60,14 +72,8 @@ __global__ void gather_outputs_kernel(const ConvProblem p, const Elem* __restric
                                       const int64_t* __restrict__ positions, int64_t total, Elem* __restrict__ out) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += step) {
-    const int64_t k = i % p.K;
-    int64_t rest = positions[i / p.K];
-    const int64_t ow = rest % p.Wo;
-    rest /= p.Wo;
-    const int64_t oh = rest % p.Ho;
-    rest /= p.Ho;
-    const int64_t od = rest % p.Do;
-    out[i] = y[reference_detail::y_offset(p, rest / p.Do, k, od, oh, ow)];
+    const SampledOutput o = sampled_output(p, positions, i);
+    out[i] = y[reference_detail::y_offset(p, o.n, o.k, o.od, o.oh, o.ow)];
   }
 }
 

@@ -91,10 +91,12 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   const testing::ScopedEnv rule_only("KFORGE_AUTOTUNE", "0");  // the rule itself, whatever the user's cache holds
   const ConvParams same1 = params_of({1}, {1}, {}, {1});
   const ConvProblem wide = dense_problem(1, 64, 256, {6, 10, 12}, {3, 3, 3}, same1, Layout::ndhwc, true);
-  const ConvProblem narrow = dense_problem(1, 64, 96, {6, 10, 12}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  const ConvProblem narrow = dense_problem(1, 64, 128, {6, 10, 12}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  const ConvProblem k96 = dense_problem(1, 64, 96, {6, 10, 12}, {3, 3, 3}, same1, Layout::ndhwc, true);
   const ConvProblem f16 = dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16);
   EXPECT_EQ(choose_variant(wide).name, "dense_v4_persistent_128x256x64_c2x1");
   EXPECT_EQ(choose_variant(narrow).name, "dense_v3_persistent_256x128x64");
+  EXPECT_EQ(choose_variant(k96).name, "dense_v7_persistent_256x96x64");
   EXPECT_EQ(choose_variant(f16).name, "dense_v0_direct");
   const ConvProblem stem = dense_problem(1, 3, 128, {5, 17, 19}, {3, 3, 3}, same1, Layout::ncdhw, true);
   EXPECT_EQ(choose_variant(stem).name, "dense_v6_persistent_256x128x16");
