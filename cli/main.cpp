@@ -141,7 +141,7 @@ int run_ceilings(bool remeasure, bool json) {
 int run_list(const std::string& family) {
   for (const Variant& v : Registry::instance().all()) {
     if (!family.empty() && v.family != family) continue;
-    std::cout << fmt::format("{:<24} {:<10} {}\n", v.name, v.family, v.idea);
+    std::cout << fmt::format("{:<36} {:<10} {}\n", v.name, v.family, v.idea);
   }
   return 0;
 }
