@@ -23,34 +23,13 @@ namespace {
 namespace fs = std::filesystem;
 using testing::ScopedEnv;
 using testing::TempDir;
+using testing::error_of;
 
 HistoryRecord timed(const std::string& case_name, const std::string& variant, double median_ms, double iqr_rel,
                     const std::string& gpu = "NVIDIA H200") {
-  HistoryRecord r;
-  r.time_utc = "2025-01-31T12:00:00Z";
-  r.git_revision = "abc1234";
-  r.gpu = gpu;
-  r.sm_count = 132;
-  r.command = "bench";
-  r.suite = "depthwise";
-  r.case_name = case_name;
-  r.variant = variant;
-  r.problem = "N1 C512 K512 61x45x80 k3x5x5 bf16 ncdhw";
-  r.layout = "ncdhw";
-  r.dtype = "bf16";
-  r.status = "PASS";
-  r.median_ms = median_ms;
-  r.min_ms = median_ms * 0.99;
-  r.max_ms = median_ms * 1.05;
+  HistoryRecord r = testing::pass_record(case_name, variant, median_ms);
   r.iqr_rel = iqr_rel;
-  r.samples = 50;
-  r.calc_diff = 1e-7;
-  r.rel_l2 = 3e-4;
-  r.deterministic = true;
-  r.flops = 1.63e10;
-  r.bytes = 4.42e8;
-  r.copy_tbps = 4.26;
-  r.gemm_bf16_tflops = 780.5;
+  r.gpu = gpu;
   return r;
 }
 
@@ -82,17 +61,6 @@ struct ChildGuard {
     waitpid(pid, nullptr, 0);
   }
 };
-
-// The message of the kforge::Error `fn` throws ("" when it throws none).
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(History, RoundTripKeepsEveryFieldAndOrdersNewestFirst) {
   TempDir dir;

@@ -18,6 +18,8 @@
 namespace kforge {
 namespace {
 
+using testing::error_of;
+
 using testing::TempDir;
 
 // What `ncu --csv --page raw --print-units base --log-file F` writes: its own ==PROF== lines, the header row, the
@@ -91,16 +93,6 @@ std::string fake_ncu(const TempDir& dir, const std::string& mode) {
                          "fi\n"
                          "cat '" + dir.path() + "/report.csv' > \"$log\"\n");
   return path;
-}
-
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(ProfileCsv, SplitsQuotedFields) {

@@ -23,30 +23,17 @@ constexpr const char* kHostile = "<b>\"x\"</b> & <script>alert(1)</script>";
 
 HistoryRecord row(const std::string& time, const std::string& rev, const std::string& suite, const std::string& case_name,
                   const std::string& variant, double ms, const std::string& layout = "ncdhw") {
-  HistoryRecord r;
+  HistoryRecord r = testing::pass_record(case_name, variant, ms);
   r.time_utc = time;
   r.git_revision = rev;
-  r.gpu = "NVIDIA H200";
-  r.sm_count = 132;
-  r.command = "bench";
   r.suite = suite;
-  r.case_name = case_name;
-  r.variant = variant;
   r.problem = "p";
   r.layout = layout;
-  r.dtype = "bf16";
-  r.status = "PASS";
-  r.median_ms = ms;
-  r.min_ms = ms * 0.99;
   r.max_ms = ms * 1.02;
   r.iqr_rel = 0.004;
   r.samples = 40;
   r.calc_diff = 1e-6;
   r.rel_l2 = 1e-3;
-  r.deterministic = true;
-  r.flops = 1.63e10;
-  r.bytes = 4.42e8;
-  r.copy_tbps = 4.26;
   r.gemm_bf16_tflops = 780;
   return r;
 }

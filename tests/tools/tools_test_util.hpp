@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tools/asm.hpp"
+#include "tools/history.hpp"
 
 namespace kforge::testing {
 
@@ -46,5 +47,46 @@ class ScopedEnv {
   std::string name_;
   std::optional<std::string> old_;
 };
+
+// A timed PASS row of the history: a depthwise bench of evokernel's size on an H200. Tests override what they vary.
+inline HistoryRecord pass_record(const std::string& case_name, const std::string& variant, double median_ms) {
+  HistoryRecord r;
+  r.time_utc = "2025-01-31T12:00:00Z";
+  r.git_revision = "abc1234";
+  r.gpu = "NVIDIA H200";
+  r.sm_count = 132;
+  r.command = "bench";
+  r.suite = "depthwise";
+  r.case_name = case_name;
+  r.variant = variant;
+  r.problem = "N1 C512 K512 61x45x80 k3x5x5 bf16 ncdhw";
+  r.layout = "ncdhw";
+  r.dtype = "bf16";
+  r.status = "PASS";
+  r.median_ms = median_ms;
+  r.min_ms = median_ms * 0.99;
+  r.max_ms = median_ms * 1.05;
+  r.iqr_rel = 0.01;
+  r.samples = 50;
+  r.calc_diff = 1e-7;
+  r.rel_l2 = 3e-4;
+  r.deterministic = true;
+  r.flops = 1.63e10;
+  r.bytes = 4.42e8;
+  r.copy_tbps = 4.26;
+  r.gemm_bf16_tflops = 780.5;
+  return r;
+}
+
+// The message of the kforge::Error `fn` throws ("" when it throws none).
+template <class Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace kforge::testing
