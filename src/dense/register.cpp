@@ -19,6 +19,8 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v5_streamk_128x256x64());
   r.add(dense::v6_persistent_256x128x16());
   r.add(dense::v7_persistent_256x96x64());
+  r.add(dense::v8_pingpong_128x128x64());
+  r.add(dense::v9_persistent_128x192x64());
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {
@@ -30,18 +32,27 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   }
   const Registry& reg = Registry::instance();
   // Measured on the H200 suite (src/dense/NOTES.md): few input channels want the 16-wide K tile (a 64-wide one
-  // is mostly zero padding); K_out <= 96 the 256x96 tile and K_out <= 128 the 256x128 one (a wider N tile would
-  // be partly empty); larger K_out wants 128x256 in 2x1 clusters (within 4% of the best tile on every such case).
-  const char* first = p.C <= 16   ? "dense_v6_persistent_256x128x16"
-                      : p.K <= 96  ? "dense_v7_persistent_256x96x64"
-                      : p.K <= 128 ? "dense_v3_persistent_256x128x64"
-                                   : "dense_v4_persistent_128x256x64_c2x1";
+  // is mostly zero padding). Short K loops (<= 8 K-blocks: each cooperative tile then spends a large share in its
+  // epilogue) and grids of fewer than two waves of 256x128 tiles want the ping-pong kernel's 128x128 tiles. Else
+  // the N tile that wastes the least: 96 (K_out <= 96), 128 (<= 128), 192 (a multiple of 192, not of 256) or
+  // 128x256 in 2x1 clusters (within 4% of the best tile on every such case).
+  const int64_t m = p.N * p.Do * p.Ho * p.Wo;
+  const int64_t k_blocks = (p.C + 63) / 64 * p.T * p.R * p.S;
+  const int64_t big_tiles = (m + 255) / 256 * ((p.K + 127) / 128);
+  const int64_t sms = 132;  // H100 SXM / H200: the rule was fitted there (the autotune cache covers the rest)
+  const char* first = p.C <= 16                                    ? "dense_v6_persistent_256x128x16"
+                      : k_blocks <= 8 || big_tiles < 2 * sms       ? "dense_v8_pingpong_128x128x64"
+                      : p.K <= 96                                  ? "dense_v7_persistent_256x96x64"
+                      : p.K <= 128                                 ? "dense_v3_persistent_256x128x64"
+                      : p.K % 192 == 0 && p.K % 256 != 0           ? "dense_v9_persistent_128x192x64"
+                                                                   : "dense_v4_persistent_128x256x64_c2x1";
   for (const char* name : {first, "dense_v4_persistent_128x256x64_c2x1", "dense_v3_persistent_256x128x64",
                            "dense_v0_direct"}) {
     const Variant* v = reg.find(name);
     if (v && v->accepts(p).empty()) {
       const char* rule = name == std::string(first)
-                             ? "tile rule: K tile 16 when C <= 16, N tile 96 / 128 when K <= 96 / 128, else 128x256 in 2x1 clusters"
+                             ? "tile rule: K tile 16 when C <= 16, ping-pong 128x128 for short K loops or small grids, else "
+                               "the N tile with the least padding (96, 128, 192) or 128x256 in 2x1 clusters"
                              : "the preferred tile refuses this problem; next accepting variant";
       if (why) *why = std::string(rule) + " (" + autotune + ")";
       return v;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "core/device_arch.hpp"
 #include "dense/channels_last.hpp"
 #include "dense/sm90_conv_common.cuh"
 #include "dispatch/registry.hpp"
@@ -34,23 +35,6 @@ inline cutlass::KernelHardwareInfo hardware_info() {
   return hw;
 }
 
-// "" on Hopper (or when no GPU can be asked: CPU-only tests of accepts()), else why these kernels cannot run here:
-// they are built for sm_90a only.
-inline std::string device_refusal() {
-  static const std::string why = [] {
-    int device = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
-      cudaGetLastError();  // no device: leave no sticky error behind
-      return std::string();
-    }
-    if (major == 9 && minor == 0) return std::string();
-    return "built for sm_90a (Hopper) only, but this GPU is sm_" + std::to_string(major) + std::to_string(minor);
-  }();
-  return why;
-}
-
 // Placeholder device addresses for can_implement before any tensor exists: TMA-aligned, never dereferenced.
 inline const Element* aligned_placeholder() { return reinterpret_cast<const Element*>(uintptr_t{1} << 20); }
 
@@ -60,7 +44,7 @@ template <class Conv, class MakeArguments>
 Variant make_variant(std::string name, std::string idea, std::string source, MakeArguments arguments) {
   auto accepts = [arguments](const ConvProblem& p) -> std::string {
     if (p.dtype != DType::bf16) return "bf16 only (got " + std::string(dtype_name(p.dtype)) + ")";
-    if (std::string why = device_refusal(); !why.empty()) return why;
+    if (std::string why = sm90a_refusal(); !why.empty()) return why;
     if (p.groups != 1) return "groups == 1 only (got " + std::to_string(p.groups) + ")";
     if (p.K % kChannelAlignment != 0) return "K % 8 != 0 (the output is not staged for padding)";
     const ChannelsLastPlan plan = plan_channels_last(p);

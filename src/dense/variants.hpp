@@ -20,5 +20,7 @@ Variant v4_persistent_128x256x64_c2x1();
 Variant v5_streamk_128x256x64();
 Variant v6_persistent_256x128x16();
 Variant v7_persistent_256x96x64();
+Variant v8_pingpong_128x128x64();
+Variant v9_persistent_128x192x64();
 
 }  // namespace kforge::dense

@@ -91,48 +91,79 @@ class ChunkGridStager {
   uint64_t gmem_base_;    // and in a depth slice
 };
 
-// Zeroes the kStages stages (16-byte stores): before any cp.async, followed by a barrier.
-__device__ __forceinline__ void zero_stages(uint16_t* stages, const Plan& plan) {
-  uint4* words = reinterpret_cast<uint4*>(stages);
-  for (int i = threadIdx.x; i < kStages * plan.slice_elems() / 8; i += kThreads) words[i] = make_uint4(0, 0, 0, 0);
+// Zeroes `count` stages from `stage` on (16-byte stores). Before cp.async writes the same stage: a barrier between.
+__device__ __forceinline__ void zero_stages(uint16_t* stage, const Plan& plan, int count = kStages) {
+  uint4* words = reinterpret_cast<uint4*>(stage);
+  for (int i = threadIdx.x; i < count * plan.stage_elems / 8; i += kThreads) words[i] = make_uint4(0, 0, 0, 0);
 }
+__device__ __forceinline__ void zero_stage(uint16_t* stage, const Plan& plan) { zero_stages(stage, plan, 1); }
 
 // ---- the MMAs of one slice ----
 
-// Slice j's MMAs (u = j mod T, a compile-time index in the caller's unrolled loop): its product with filter depth
-// t goes to accumulator set (u - t) mod T. Each lane keeps its A addresses (a_addr = its stage offsets + a_base,
-// a_base warp-uniform), rebased once per slice; a step adds warp-uniform offsets, which ptxas folds into the loads
+// One step of slice u's MMAs (u = j mod T, a compile-time index in the caller's unrolled loop): its product with
+// filter depth t goes to accumulator set (u - t) mod T. All loads first so their latency overlaps, then T MMAs per
+// M-tile. kFresh (v8, v9: step 0): set u belongs to an output that starts with this slice (filter depth 0), so its
+// MMA adds the bias instead of the set's stale contents (the set of the output stored last slice): no resets.
+template <typename E, bool kFresh, int T, int MT>
+__device__ __forceinline__ void hoisted_step_mmas(float (&acc)[T][MT][4], int u, const uint32_t (&a_addr)[MT][2],
+                                                  uint32_t low, uint32_t high, uint32_t b_step, int warp_tiles,
+                                                  const float (&bias)[4]) {
+  constexpr uint32_t kBBytes = 32 * sizeof(uint2);  // one B fragment of the warp
+  uint2 b[T];
+#pragma unroll
+  for (int t = 0; t < T; ++t) b[t] = lds64(b_step + t * kBBytes);
+  uint32_t a[MT][4];
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+    if (i < warp_tiles) {
+      a[i][0] = lds32(a_addr[i][0] + low);
+      a[i][1] = lds32(a_addr[i][1] + low);
+      a[i][2] = lds32(a_addr[i][0] + high);
+      a[i][3] = lds32(a_addr[i][1] + high);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+    if (i < warp_tiles) {
+#pragma unroll
+      for (int t = 0; t < T; ++t) {
+        float(&d)[4] = acc[(u - t + T) % T][i];
+        if (kFresh && t == 0) {
+          mma_m16n8k16<E>(d, a[i], b[t], bias);
+        } else {
+          mma_m16n8k16<E>(d, a[i], b[t]);
+        }
+      }
+    }
+  }
+}
+
+// Slice j's MMAs, step by step. Each lane keeps its A addresses (a_addr = its stage offsets + a_base, a_base
+// warp-uniform), rebased once per slice; a step adds warp-uniform offsets, which ptxas folds into the loads
 // ([R + UR]). B fragments are [step][t][lane], so a step's T loads sit at fixed offsets from one address.
-// warp_tiles: the M-tiles this warp computes (16*(warp + kWarps*i) < units).
-template <typename E, int T, int MT>
+// warp_tiles: the M-tiles this warp computes (16*(warp + kWarps*i) < units). kLean (v8, v9): step 0 starts the
+// fresh set at the bias (hoisted_step_mmas) and the other steps are unrolled (v6: one loop, ~14 instructions of
+// loop control per 12 MMAs at T = 3).
+template <typename E, bool kLean, int T, int MT>
 __device__ __forceinline__ void hoisted_slice_mmas(float (&acc)[T][MT][4], int u, uint32_t slice,
                                                    uint32_t (&a_addr)[MT][2], uint32_t& a_base, uint32_t a_high,
-                                                   uint32_t step_bytes, uint32_t b_lane, int steps, int warp_tiles) {
-  constexpr uint32_t kBBytes = 32 * sizeof(uint2);  // one B fragment of the warp
+                                                   uint32_t step_bytes, uint32_t b_lane, int steps, int warp_tiles,
+                                                   const float (&bias)[4]) {
+  constexpr uint32_t kStepBBytes = T * 32 * sizeof(uint2);
 #pragma unroll
   for (int i = 0; i < MT; ++i) a_addr[i][0] += slice - a_base, a_addr[i][1] += slice - a_base;
   a_base = slice;
-  for (int step = 0; step < steps; ++step) {
-    uint2 b[T];
-#pragma unroll
-    for (int t = 0; t < T; ++t) b[t] = lds64(b_lane + (step * T + t) * kBBytes);
-    const uint32_t low = step * step_bytes, high = low + a_high;
-    uint32_t a[MT][4];
-#pragma unroll
-    for (int i = 0; i < MT; ++i) {
-      if (i < warp_tiles) {
-        a[i][0] = lds32(a_addr[i][0] + low);
-        a[i][1] = lds32(a_addr[i][1] + low);
-        a[i][2] = lds32(a_addr[i][0] + high);
-        a[i][3] = lds32(a_addr[i][1] + high);
-      }
+  if constexpr (kLean) {
+    hoisted_step_mmas<E, true>(acc, u, a_addr, 0, a_high, b_lane, warp_tiles, bias);
+#pragma unroll 3
+    for (int step = 1; step < steps; ++step) {
+      hoisted_step_mmas<E, false>(acc, u, a_addr, step * step_bytes, step * step_bytes + a_high,
+                                  b_lane + step * kStepBBytes, warp_tiles, bias);
     }
-#pragma unroll
-    for (int i = 0; i < MT; ++i) {
-      if (i < warp_tiles) {
-#pragma unroll
-        for (int t = 0; t < T; ++t) mma_m16n8k16<E>(acc[(u - t + T) % T][i], a[i], b[t]);
-      }
+  } else {
+    for (int step = 0; step < steps; ++step) {
+      hoisted_step_mmas<E, false>(acc, u, a_addr, step * step_bytes, step * step_bytes + a_high,
+                                  b_lane + step * kStepBBytes, warp_tiles, bias);
     }
   }
 }
@@ -162,10 +193,20 @@ __host__ __device__ inline void output_pairs(uint32_t (&offset)[MT][2], const Ge
   }
 }
 
-// Output depth q leaves its accumulator set: stores it (when `store`) to output depth plane y_depth and restarts
-// it at the bias (the sets start there, so no add per output). Paired stores: Wo is even, so a pair is wholly in
-// or out.
-template <typename E, int MT>
+// Restarts an accumulator set at the bias.
+template <int MT>
+__device__ __forceinline__ void reset_set(float (&set)[MT][4], float bias) {
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+#pragma unroll
+    for (int v = 0; v < 4; ++v) set[i][v] = bias;
+  }
+}
+
+// Output depth q leaves its accumulator set: stores it (when `store`) to output depth plane y_depth and, when
+// kReset (v6, v7), restarts it at the bias (the sets start there, so no add per output; v8 starts them in the
+// first MMA instead). Paired stores: Wo is even, so a pair is wholly in or out.
+template <typename E, int MT, bool kReset>
 __device__ __forceinline__ void hoisted_store_and_reset(float (&done)[MT][4], E* y_depth, bool store,
                                                         const uint32_t (&offset)[MT][2], float bias,
                                                         bool paired_stores) {
@@ -191,11 +232,7 @@ __device__ __forceinline__ void hoisted_store_and_reset(float (&done)[MT][4], E*
       }
     }
   }
-#pragma unroll
-  for (int i = 0; i < MT; ++i) {
-#pragma unroll
-    for (int v = 0; v < 4; ++v) done[i][v] = bias;
-  }
+  if constexpr (kReset) reset_set(done, bias);
 }
 
 }  // namespace kforge::depthwise::pipelined

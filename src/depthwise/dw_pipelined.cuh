@@ -1,14 +1,15 @@
-// The depth-streaming tensor-core depthwise kernel of dw_v5_mma_pipelined, dw_v6_mma_hoisted and
-// dw_v7_mma_occupancy (one Policy each, dw_pipelined_common.cuh): mma.sync m16n8k16, fp32 accumulation, operands
-// from dw_toeplitz.cuh.
+// The depth-streaming tensor-core depthwise kernel of dw_v5_mma_pipelined .. dw_v9_mma_tma (one Policy each,
+// dw_pipelined_common.cuh): mma.sync m16n8k16, fp32 accumulation, operands from dw_toeplitz.cuh.
 // A CTA owns one (n, k) channel x a tile of the output plane (the whole plane when it fits) x a chunk of output
-// depths, and streams the input depth slices through a ring of kStages shared-memory stages that cp.async fills
-// kStages-1 slices ahead. With stride_d == dilation_d == 1, input slice z feeds output depth z + pad_d - t through
-// filter depth t, so every A fragment read from a slice serves T MMAs into T rotating accumulator sets.
-// The variants differ only in the per-slice bookkeeping around the MMAs: v5 re-derives every chunk's and every
-// output's position for each slice (stage_slice, its MMA loop, direct_store_and_clear, below); v6 computes them
-// once per CTA (dw_hoisted.cuh). v7 is v6 with fewer M-tiles per warp and a smaller shared-memory budget, for 3
-// CTAs per SM. v5's code is kept as measured: its kernels compile to the same SASS as before v6.
+// depths, and streams the input depth slices through a ring of kStages shared-memory stages filled kStages-1
+// slices ahead (cp.async; v9: one TMA box per slice). With stride_d == dilation_d == 1, input slice z feeds output
+// depth z + pad_d - t through filter depth t, so every A fragment read from a slice serves T MMAs into T rotating
+// accumulator sets.
+// The variants differ only in the bookkeeping around the MMAs: v5 re-derives every chunk's and every output's
+// position for each slice (stage_slice, its MMA loop, direct_store_and_clear, below); v6 computes them once per CTA
+// (dw_hoisted.cuh). v7 is v6 with fewer M-tiles per warp and a smaller shared-memory budget, for 3 CTAs per SM; v8
+// is v6 with the accumulator resets folded into the first MMA and the step loop unrolled; v9 is v8 staged by TMA.
+// v5's code is kept as measured: its kernels compile to the same SASS as before v6.
 // Limits: bf16/f16; x and y dense NCDHW; stride_w == dilation_w == 1; stride_d == dilation_d == 1; T <= kMaxT;
 // S + pad_w % 2 <= 9; one tile row of units and its slice ring fit the policy's smem_budget (pipelined_refusal).
 #pragma once
@@ -18,6 +19,7 @@
 #include <limits>
 #include <string>
 
+#include "core/tensor_map.hpp"
 #include "depthwise/dw_hoisted.cuh"
 
 #include "depthwise/dw_pipelined_common.cuh"
@@ -85,12 +87,15 @@ template <typename E, int P, int T, PolicyId kPolicy>
 __global__ void __launch_bounds__(kThreads, policy_of(kPolicy).ctas_per_sm)
 pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__ x, const uint16_t* __restrict__ w,
                  const E* __restrict__ bias, E* __restrict__ y, bool vector_loads, bool paired_stores,
-                 const ChunkGrid grid) {
+                 const ChunkGrid grid, const __grid_constant__ CUtensorMap x_map) {
   constexpr bool kHoisted = policy_of(kPolicy).hoisted;
+  constexpr bool kLean = policy_of(kPolicy).lean;
+  constexpr bool kTma = policy_of(kPolicy).tma;
   constexpr int MT = policy_of(kPolicy).m_tiles_per_warp(P, T);
   extern __shared__ uint4 smem_words[];
   uint16_t* stages = reinterpret_cast<uint16_t*>(smem_words);
-  uint2* b_frags = reinterpret_cast<uint2*>(stages + kStages * plan.slice_elems());
+  uint2* b_frags = reinterpret_cast<uint2*>(stages + kStages * plan.stage_elems);
+  const uint32_t bars = static_cast<uint32_t>(__cvta_generic_to_shared(b_frags + T * plan.steps * 32));  // v9
 
   const auto [col_tile, row_tile, depth_chunk, n, k, x_plane, w_k, y_plane, bias_k] =
       channel_tile(g, plan, x, w, bias, y);
@@ -117,6 +122,8 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
         toeplitz_b_fragment<P>(w_k + t * g.ws[2], g.ws[3], g.ws[4], step, plan.col_shift, g.R, g.S, idx % 32);
   }
 
+  // A registers 2 and 3: 8 columns further (P = 1) or the next filter row (P = 2). In bytes.
+  const uint32_t a_high = 2 * (P == 1 ? 8 : static_cast<uint32_t>(g.dilation[1]) * plan.pitch);
   uint32_t a_offset[MT][2];  // bytes into a stage (v6: plus a_base, see hoisted_slice_mmas)
   uint32_t unit_pos[MT][2];  // v5's epilogue: (tile row << 16 | tile column) of the unit's first output, or kNoUnit
 #pragma unroll
@@ -129,11 +136,9 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
       unit_pos[i][h] = real ? uint32_t(plan.unit_row(u)) << 16 | uint32_t(plan.unit_col(u)) : kNoUnit;
     }
   }
-  // A registers 2 and 3: 8 columns further (P = 1) or the next filter row (P = 2). In bytes.
-  const uint32_t a_high = 2 * (P == 1 ? 8 : static_cast<uint32_t>(g.dilation[1]) * plan.pitch);
   const uint32_t step_bytes = 2 * P * static_cast<uint32_t>(g.dilation[1]) * plan.pitch;
   const uint32_t stages_addr = static_cast<uint32_t>(__cvta_generic_to_shared(stages));
-  const uint32_t slice_bytes = 2 * plan.slice_elems();
+  const uint32_t slice_bytes = 2 * plan.stage_elems;
 
   // v6's per-CTA state (dw_hoisted.cuh). Slices j in [j_first, j_end) hold input depths z0 + j in [0, D), the
   // others are depth padding (never staged nor multiplied); slice j starts at global address x_slices +
@@ -147,30 +152,47 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
   const uint64_t x_slice_bytes = 2 * static_cast<uint64_t>(g.xs[2]);
   const uint64_t x_slices = reinterpret_cast<uint64_t>(x_plane) + static_cast<uint64_t>(z0) * x_slice_bytes;
   E* y_depth = y_plane + (o0 - (T - 1)) * g.ys[2];
-  if constexpr (kHoisted) {
+  if constexpr (kTma) {
+    if (threadIdx.x == 0) {
+      for (int st = 0; st < kStages; ++st) mbarrier_init(bars + 8 * st, 1);
+      fence_barrier_init();
+    }
+    __syncthreads();  // the barriers are initialized before anyone waits on them
+  } else if constexpr (kHoisted) {
     zero_stages(stages, plan);
     __syncthreads();  // the zeros land before any cp.async of another thread writes the same stage
   }
+  const int x_channel = static_cast<int>(n * g.C + k / g.multiplier);  // v9: the input plane's index in x_map
 
   auto stage = [&](int j) {
-    if constexpr (kHoisted) {
+    if constexpr (kTma) {  // every slice, depth padding included: TMA fills zeros outside the input
+      if (threadIdx.x == 0) {
+        const uint32_t bar = bars + 8 * (j % kStages);
+        mbarrier_arrive_expect_tx(bar, 2 * plan.rows_in * plan.pitch);
+        tma_load_4d(stages_addr + j % kStages * slice_bytes, &x_map, bar, static_cast<int>(iw0),
+                    static_cast<int>(ih0), static_cast<int>(z0 + j), x_channel);
+      }
+    } else if constexpr (kHoisted) {
       if (j >= j_first && j < j_end) {
         stager.for_each_chunk(stages_addr + j % kStages * slice_bytes, x_slices + j * x_slice_bytes, grid,
                               [](uint32_t in, uint32_t smem, uint64_t gmem) { cp_async_16_if(in, smem, gmem); });
+      } else if constexpr (kLean) {
+        zero_stage(stages + j % kStages * plan.stage_elems, plan);  // depth padding: MMAs with zeros (below)
       }
     } else {
       const int64_t z = z0 + j;
       if (z >= 0 && z < g.D) {
-        stage_slice(stages + j % kStages * plan.slice_elems(), x_plane + z * g.xs[2], g, plan, ih0, iw0, vector_loads);
+        stage_slice(stages + j % kStages * plan.stage_elems, x_plane + z * g.xs[2], g, plan, ih0, iw0, vector_loads);
       }
     }
   };
   for (int j = 0; j < kStages - 1; ++j) {
     if (j < slices) stage(j);
-    cp_async_commit();  // one group per slice, empty or not, keeps the wait_group count exact
+    if constexpr (!kTma) cp_async_commit();  // one group per slice, empty or not, keeps the wait_group count exact
   }
 
   float acc[T][MT][4];
+  const float bias4[4] = {bias_k, bias_k, bias_k, bias_k};  // v8: the C operand of each set's first MMA
 #pragma unroll
   for (int t = 0; t < T; ++t) {
 #pragma unroll
@@ -185,22 +207,27 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
     for (int u = 0; u < T; ++u) {
       const int j = j0 + u;  // slice j: input depth z0 + j, feeding output o0 + j - t through filter depth t
       if (j >= slices) break;
-      cp_async_wait<kStages - 2>();  // this thread's copies of slice j have landed
-      __syncthreads();               // everyone's have; and stage (j - 1) % kStages is no longer read
+      if constexpr (kTma) {
+        mbarrier_wait(bars + 8 * (j % kStages), (j / kStages) & 1);  // slice j's box has landed
+      } else {
+        cp_async_wait<kStages - 2>();  // this thread's copies of slice j have landed
+      }
+      __syncthreads();  // everyone's have; and stage (j - 1) % kStages is no longer read
       if (j + kStages - 1 < slices) stage(j + kStages - 1);
-      cp_async_commit();
+      if constexpr (!kTma) cp_async_commit();
 
-      // The MMAs of slice j (none for depth padding: it contributes zero). Per step, all loads first so their
+      // The MMAs of slice j (none for depth padding, it contributes zero; but v8 multiplies a zeroed stage there,
+      // as its MMAs also start the accumulator sets). Per step, all loads first so their
       // latency overlaps, then T MMAs per M-tile. Filter depths that reach an output outside the chunk (the first
       // and last T-1 slices) run anyway: such a product lands in the set of an output that is not live and is
       // reset before that set is used (below); skipping it would put a predicate, hence a warp re-convergence, on
       // every MMA.
       if constexpr (kHoisted) {
-        if (j >= j_first && j < j_end) {
+        if (kLean || (j >= j_first && j < j_end)) {
           const uint32_t b_lane = static_cast<uint32_t>(__cvta_generic_to_shared(b_frags + lane));
           const int warp_tiles = (plan.m_tiles - warp + kWarps - 1) / kWarps;  // warp-uniform
-          hoisted_slice_mmas<E>(acc, u, stages_addr + j % kStages * slice_bytes, a_offset, a_base, a_high,
-                                step_bytes, b_lane, plan.steps, warp_tiles);
+          hoisted_slice_mmas<E, kLean>(acc, u, stages_addr + j % kStages * slice_bytes, a_offset, a_base, a_high,
+                                       step_bytes, b_lane, plan.steps, warp_tiles, bias4);
         }
       } else {
         // Inline, not a function: as a function, ptxas schedules v5's T = 4 and T = 7 kernels differently.
@@ -237,7 +264,8 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
       // output q + T starts to use at slice j + 1. Before that, only products for outputs q' < 0 or >= outputs
       // (not live) may have landed in the set.
       if constexpr (kHoisted) {
-        hoisted_store_and_reset(acc[(u + 1) % T], y_depth, j >= T - 1, pair_offset, bias_k, paired_stores);
+        hoisted_store_and_reset<E, MT, !kLean>(acc[(u + 1) % T], y_depth, j >= T - 1, pair_offset, bias_k,
+                                               paired_stores);
         y_depth += g.ys[2];
       } else {
         direct_store_and_clear<E, P, MT>(acc[(u + 1) % T], y_plane + (o0 + j - (T - 1)) * g.ys[2], j >= T - 1,
@@ -248,6 +276,16 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
 }
 
 // ---- host launch ----
+
+// v9's view of x for TMA: (W, H, D, N*C) planes of a dense NCDHW tensor, boxes of one staged slice (pitch columns
+// from the tile's first staged column, rows_in rows).
+inline CUtensorMap slice_map(const ConvProblem& p, const Plan& plan, const void* x) {
+  const auto bytes = [](int64_t elems) { return static_cast<uint64_t>(2 * elems); };
+  return tiled_map_16bit<4>(
+      x, {uint64_t(p.W), uint64_t(p.H), uint64_t(p.D), uint64_t(p.N * p.C)},
+      {bytes(p.x_strides[3]), bytes(p.x_strides[2]), bytes(p.x_strides[1])},
+      {uint32_t(plan.pitch), uint32_t(plan.rows_in), 1u, 1u});
+}
 
 template <PolicyId kPolicy, typename E, int P, int T = 1>
 void launch_depth(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const Plan& plan) {
@@ -264,7 +302,8 @@ void launch_depth(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const
   kernel<<<static_cast<unsigned>(ctas), kThreads, smem, s>>>(
       make_geometry(p), plan, static_cast<const uint16_t*>(a.x), static_cast<const uint16_t*>(a.w),
       p.has_bias ? static_cast<const E*>(a.bias) : nullptr, static_cast<E*>(a.y), vector_loads, paired_stores,
-      policy_of(kPolicy).hoisted ? ChunkGrid(plan, p) : ChunkGrid());
+      policy_of(kPolicy).hoisted ? ChunkGrid(plan, p) : ChunkGrid(),
+      policy_of(kPolicy).tma ? slice_map(p, plan, a.x) : CUtensorMap{});
   KF_LAUNCH_CHECK();
 }
 

@@ -3,6 +3,7 @@
 // access helpers. Limits: see dw_pipelined.cuh.
 #pragma once
 
+#include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -23,7 +24,7 @@ constexpr int kMaxT = 7;
 constexpr uint32_t kNoUnit = 0xffffffffu;
 
 // What the instantiations of the kernel differ in; a kernel template argument by PolicyId.
-enum class PolicyId { v5_pipelined, v6_hoisted, v7_occupancy };
+enum class PolicyId { v5_pipelined, v6_hoisted, v7_occupancy, v8_lean, v9_tma };
 struct Policy {
   bool hoisted;         // per-CTA bookkeeping (dw_hoisted.cuh) instead of v5's per-slice bookkeeping
   int ctas_per_sm;      // __launch_bounds__: at most 64K / (kThreads * ctas_per_sm) registers per thread
@@ -31,15 +32,18 @@ struct Policy {
   // M-tiles per warp by [P - 1][T]: T sets x MT tiles x 4 fp32 accumulators plus 4 offset registers per tile, the
   // largest MT that ptxas fits in the registers of ctas_per_sm CTAs without spilling.
   int m_tiles[2][kMaxT + 1];
+  bool lean = false;    // v8: accumulator sets start at the bias in their first MMA, step loop unrolled
+  bool tma = false;     // v9: slices staged by one TMA box each (one thread; zeros outside the input)
   __host__ __device__ constexpr int m_tiles_per_warp(int P, int T) const { return m_tiles[P - 1][T]; }
 };
 
 __host__ __device__ constexpr Policy policy_of(PolicyId id) {
   // v7: 3 CTAs per SM on H100/H200 (3 x (72 + 1 reserved) KB <= 228 KB, 80 registers); 2 on A100 (164 KB).
   if (id == PolicyId::v7_occupancy) return {true, 3, 72 * 1024, {{0, 4, 3, 2, 2, 1, 1, 1}, {0, 4, 3, 2, 2, 1, 1, 1}}};
-  // v5, v6: 2 CTAs per SM on A100 (164 KB) and H100/H200 (228 KB), 128 registers (P = 1 at T = 3, 4 needs one
+  // v5, v6, v8: 2 CTAs per SM on A100 (164 KB) and H100/H200 (228 KB), 128 registers (P = 1 at T = 3, 4 needs one
   // tile less than P = 2).
-  return {id == PolicyId::v6_hoisted, 2, 80 * 1024, {{0, 4, 4, 3, 2, 2, 2, 1}, {0, 4, 4, 4, 3, 2, 2, 1}}};
+  return {id != PolicyId::v5_pipelined, 2, 80 * 1024, {{0, 4, 4, 3, 2, 2, 2, 1}, {0, 4, 4, 4, 3, 2, 2, 1}},
+          id >= PolicyId::v8_lean, id == PolicyId::v9_tma};
 }
 
 struct Plan {
@@ -54,11 +58,13 @@ struct Plan {
   int window0 = 0;      // staged column of the K window of a unit at tile column 0: left_margin - pad_w - col_shift
   int row_stride = 0;   // staged elements between consecutive output rows: stride_h * pitch
   int rows_in = 0, cols_in = 0, pitch = 0;  // one staged slice; cols_in is a multiple of 8
+  int stage_elems = 0;  // elements between stages: slice_elems(), rounded up to 128 bytes for TMA destinations
   int64_t row_tiles = 0, col_tiles = 0, depth_chunks = 0, chunk_depths = 0;
 
   __host__ __device__ int slice_elems() const { return rows_in * pitch; }
   size_t smem_bytes(int64_t T) const {
-    return static_cast<size_t>(kStages * slice_elems() * 2 + T * steps * 32 * int64_t(sizeof(uint2)));
+    return static_cast<size_t>(kStages * stage_elems * 2 + T * steps * 32 * int64_t(sizeof(uint2)) +
+                               kStages * int64_t(sizeof(uint64_t)));  // v9: one mbarrier per stage
   }
   // Tile position of unit u's first output, and the staged offset of its K window (kr = 0, step 0).
   __host__ __device__ int unit_row(int u) const { return u / col_units * P; }
@@ -103,6 +109,44 @@ __device__ __forceinline__ uint2 lds64(uint32_t addr) {
   uint2 v;
   asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "r"(addr));
   return v;
+}
+
+// ---- v9: TMA slices and their mbarriers (sm_90) ----
+
+__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals));
+}
+// Makes the initialized barriers visible to the TMA unit (the async proxy).
+__device__ __forceinline__ void fence_barrier_init() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::);
+#endif
+}
+// One thread: the barrier's arrival for this phase, which then completes once `bytes` have landed (whole boxes,
+// zero-filled parts included).
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+#endif
+}
+// Shared address `dst` (128-byte aligned) <- the box of `map` at (x0, x1, x2, x3), counted on barrier `bar`. x0 must
+// be a multiple of 16 bytes' worth of elements, negative or not (else the TMA unit faults: illegal instruction).
+__device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap* map, uint32_t bar, int x0, int x1, int x2,
+                                            int x3) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+      "[%6];\n" ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(x0), "r"(x1), "r"(x2), "r"(x3), "r"(bar)
+      : "memory");
+#endif
+}
+// Waits until barrier `bar` completes the phase of parity `parity`.
+__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n .reg .pred done;\n wait:\n mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      " @!done bra wait;\n}\n" ::"r"(bar), "r"(parity) : "memory");
+#endif
 }
 
 }  // namespace kforge::depthwise::pipelined

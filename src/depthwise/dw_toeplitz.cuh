@@ -79,7 +79,25 @@ __host__ __device__ inline uint2 toeplitz_b_fragment(const uint16_t* __restrict_
   return make_uint2(reg[0], reg[1]);
 }
 
-// d += A * B for one m16n8k16 tile, fp32 accumulation.
+// d = A * B + c for one m16n8k16 tile, fp32 accumulation. d is an in-out operand even though its old value is
+// not read when c is another register quad: so ptxas keeps d in its registers (an output-only d gets new ones and
+// moves wherever the MMA is predicated off).
+template <typename E>
+__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], uint2 b, const float (&c)[4]) {
+  if constexpr (std::is_same_v<E, __nv_bfloat16>) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%10,%11,%12,%13};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+  } else {
+    static_assert(std::is_same_v<E, __half>, "mma_m16n8k16: bf16 or f16 operands");
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%10,%11,%12,%13};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+  }
+}
+// d += A * B.
 template <typename E>
 __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], uint2 b) {
   if constexpr (std::is_same_v<E, __nv_bfloat16>) {
@@ -88,7 +106,6 @@ __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
   } else {
-    static_assert(std::is_same_v<E, __half>, "mma_m16n8k16: bf16 or f16 operands");
     asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
         "{%0,%1,%2,%3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])

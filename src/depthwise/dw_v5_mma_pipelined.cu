@@ -14,21 +14,26 @@
 // Limits: bf16/f16; x and y dense NCDHW; stride_w == dilation_w == 1; stride_d == dilation_d == 1 (v4 covers the
 // rest); T <= 7; S + pad_w % 2 <= 9; one tile row of units and its slice ring fit 80 KB of shared memory (v7: 72).
 #include <array>
+#include <limits>
 #include <mutex>
 #include <unordered_map>
 
+#include "core/device_arch.hpp"
 #include "depthwise/dw_pipelined.cuh"
 #include "depthwise/variants.hpp"
 
 namespace kforge::depthwise::pipelined {
 namespace {
 
-// Tile geometry for row_units x col_units units; units == 0 when the slice ring does not fit `smem_budget`.
-Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units, int64_t smem_budget) {
+// Tile geometry for row_units x col_units units; units == 0 when the slice ring does not fit `smem_budget` (or, for
+// TMA boxes, a slice is wider or taller than 256).
+Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units, int64_t smem_budget, bool tma) {
   Plan plan;
   plan.P = P;
   plan.col_units = col_units;
   plan.row_units = row_units;
+  // cp.async copies 16-byte chunks and a TMA box must start on one, so staged column 0 is a multiple of 8 input
+  // columns and the windows start wherever pad_w puts them (col_shift makes that even).
   plan.col_shift = static_cast<int>(p.pad_lo[2] % 2);
   plan.left_margin = ceil_div(p.pad_lo[2] + plan.col_shift, 8) * 8;
   plan.window0 = static_cast<int>(plan.left_margin - p.pad_lo[2] - plan.col_shift);
@@ -36,10 +41,14 @@ Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units, int64_
   const int64_t steps = P == 2 ? RowPacking<2>::steps(p.R) : RowPacking<1>::steps(p.R);
   // In double first: absurd strides or dilations must refuse, not overflow.
   const double rows_needed = double(row_units - 1) * P * p.stride[1] + double(P * steps - 1) * p.dilation[1] + 1;
-  const double b_bytes = double(p.T) * steps * 32 * sizeof(uint2);
+  // TMA destinations are 128-byte aligned: up to 64 elements of rounding per stage.
+  const double b_bytes = double(p.T) * steps * 32 * sizeof(uint2) + (tma ? kStages * 128 : 0);
   if (rows_needed * plan.cols_in * 2 * kStages + b_bytes > smem_budget) return plan;
+  if (tma && (rows_needed > 256 || plan.cols_in > 256)) return plan;
   const int64_t rows_in = static_cast<int64_t>(rows_needed);
-  const int64_t max_pitch = (smem_budget - static_cast<int64_t>(b_bytes)) / (rows_in * 2 * kStages) / 8 * 8;
+  const int64_t max_pitch =
+      std::min<int64_t>((smem_budget - static_cast<int64_t>(b_bytes)) / (rows_in * 2 * kStages) / 8 * 8,
+                        tma ? 256 : 1 << 30);
   plan.steps = static_cast<int>(steps);
   plan.rows_in = static_cast<int>(rows_in);
   plan.units = row_units * col_units;
@@ -49,6 +58,7 @@ Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units, int64_
     Plan candidate = plan;
     candidate.pitch = static_cast<int>(pitch);
     candidate.row_stride = static_cast<int>(p.stride[1] * pitch);
+    candidate.stage_elems = static_cast<int>(tma ? ceil_div(rows_in * pitch, 64) * 64 : rows_in * pitch);
     const int64_t wavefronts = a_load_wavefronts(candidate);
     if (best < 0 || wavefronts < best) best = wavefronts, plan = candidate;
   }
@@ -94,7 +104,7 @@ Plan plan_for(const ConvProblem& p, int64_t sm_count, const Policy& policy) {
   Plan plan;
   for (;;) {
     row_units = ceil_div(down, ceil_div(down, row_units));  // same tile count, evenly split
-    plan = tile_plan(p, P, static_cast<int>(row_units), static_cast<int>(col_units), policy.smem_budget);
+    plan = tile_plan(p, P, static_cast<int>(row_units), static_cast<int>(col_units), policy.smem_budget, policy.tma);
     if (plan.units > 0) break;
     if (row_units > 1) {
       row_units = ceil_div(row_units, 2);
@@ -143,6 +153,16 @@ std::string pipelined_refusal(const ConvProblem& p, PolicyId policy) {
   if (p.T > kMaxT) {
     return "expected T <= " + std::to_string(kMaxT) + " (one register accumulator set per filter depth), but got T=" +
            std::to_string(p.T);
+  }
+  const bool tma = policy_of(policy).tma;
+  if (tma) {
+    if (std::string why = sm90a_refusal(); !why.empty()) return why;
+    for (int64_t v : {p.N * p.C, p.D + p.pad_lo[0] + p.pad_hi[0], p.H + p.pad_lo[1] + p.pad_hi[1],
+                      p.W + p.pad_lo[2] + p.pad_hi[2]}) {
+      if (v > std::numeric_limits<int32_t>::max())
+        return "expected N*C and the padded D, H, W below 2^31 (TMA box coordinates are 32-bit), but one is " +
+               std::to_string(v);
+    }
   }
   const int shift = static_cast<int>(p.pad_lo[2] % 2);
   if (p.S > RowPacking<1>::max_filter_width(shift)) {

@@ -1,4 +1,7 @@
 // Registers the depthwise ladder and states the family's dispatch rule.
+#include <iterator>
+#include <vector>
+
 #include "depthwise/variants.hpp"
 
 namespace kforge {
@@ -35,18 +38,36 @@ void register_depthwise_variants(Registry& r) {
          "v6 with 3 CTAs per SM: half the M-tiles per warp (80 registers) and a 72 KB shared-memory budget, so 6 "
          "warps per scheduler hide v6's latency",
          v7_mma_occupancy_accepts, v7_mma_occupancy_launch, "src/depthwise/dw_v7_mma_occupancy.cu"});
+  r.add({"dw_v8_mma_lean", "depthwise",
+         "v6 with fewer instructions per MMA: each accumulator set starts at the bias in its first MMA (no resets), "
+         "the step loop unrolled",
+         v8_mma_lean_accepts, v8_mma_lean_launch, "src/depthwise/dw_v8_mma_lean.cu"});
+  r.add({"dw_v9_mma_tma", "depthwise",
+         "v8 with each depth slice staged by one TMA box (one thread issues it, the TMA unit fills zeros outside the "
+         "input; sm_90)",
+         v9_mma_tma_accepts, v9_mma_tma_launch, "src/depthwise/dw_v9_mma_tma.cu"});
 }
 
-// The rule: the most advanced rung that accepts the problem, in ladder order measured in NOTES.md.
+// The rule, from the measurements in NOTES.md (H200): v9 where no output depth needs depth padding (v8/v9 multiply
+// zero slices for it, where v6 skips them), v7 for small planes (<= 1024 outputs: its smaller tiles waste less),
+// else v6; then the rest of the ladder in order, for what these refuse.
 const Variant* choose_depthwise(const ConvProblem& p, std::string* why) {
-  // v7 after v6: predicted no faster on evokernel (wave quantization at 3 CTAs per SM, NOTES.md), unmeasured.
-  static const char* preference[] = {"dw_v6_mma_hoisted", "dw_v7_mma_occupancy", "dw_v5_mma_pipelined",
-                                     "dw_v4_mma_toeplitz", "dw_v3b_smem_occupancy", "dw_v3_smem_tile",
-                                     "dw_v2_channels_last", "dw_v1_direct"};
-  for (const char* name : preference) {
+  const char* first = p.pad_lo[0] == 0 && p.pad_hi[0] == 0 ? "dw_v9_mma_tma"
+                      : p.Ho * p.Wo <= 1024               ? "dw_v7_mma_occupancy"
+                                                          : "dw_v6_mma_hoisted";
+  static const char* ladder[] = {"dw_v6_mma_hoisted", "dw_v7_mma_occupancy", "dw_v5_mma_pipelined",
+                                 "dw_v4_mma_toeplitz", "dw_v3b_smem_occupancy", "dw_v3_smem_tile",
+                                 "dw_v2_channels_last", "dw_v1_direct"};
+  std::vector<const char*> order{first};
+  order.insert(order.end(), std::begin(ladder), std::end(ladder));
+  for (const char* name : order) {
     const Variant* v = Registry::instance().find(name);
     if (v && v->accepts(p).empty()) {
-      if (why) *why = "first accepting variant in the measured preference order of src/depthwise/NOTES.md";
+      if (why) {
+        *why = name == std::string(first)
+                   ? "rule: v9 without depth padding, v7 for planes of <= 1024 outputs, else v6 (NOTES.md)"
+                   : "the rule's pick refuses this problem; first accepting rung of the ladder";
+      }
       return v;
     }
   }

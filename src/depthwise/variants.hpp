@@ -38,4 +38,10 @@ void v6_mma_hoisted_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t
 std::string v7_mma_occupancy_accepts(const ConvProblem& p);
 void v7_mma_occupancy_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
 
+std::string v8_mma_lean_accepts(const ConvProblem& p);
+void v8_mma_lean_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
+std::string v9_mma_tma_accepts(const ConvProblem& p);
+void v9_mma_tma_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
 }  // namespace kforge::depthwise

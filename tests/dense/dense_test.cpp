@@ -90,13 +90,21 @@ TEST(DenseAccepts, TensorCoreVariantsStateTheirLimits) {
 TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   const testing::ScopedEnv rule_only("KFORGE_AUTOTUNE", "0");  // the rule itself, whatever the user's cache holds
   const ConvParams same1 = params_of({1}, {1}, {}, {1});
-  const ConvProblem wide = dense_problem(1, 64, 256, {6, 10, 12}, {3, 3, 3}, same1, Layout::ndhwc, true);
-  const ConvProblem narrow = dense_problem(1, 64, 128, {6, 10, 12}, {3, 3, 3}, same1, Layout::ncdhw, true);
-  const ConvProblem k96 = dense_problem(1, 64, 96, {6, 10, 12}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  // Grids of >= 2 waves of 256x128 tiles (M = 32*64*64) and long K loops (27 K-blocks): the N tile rule.
+  const ConvProblem wide = dense_problem(1, 64, 256, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  const ConvProblem narrow = dense_problem(1, 64, 128, {32, 64, 64}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  const ConvProblem k96 = dense_problem(1, 64, 96, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  const ConvProblem k192 = dense_problem(1, 64, 192, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  // Small grids (M = 6*10*12: one tile) and short K loops (a pointwise conv over 512 channels: 8 K-blocks).
+  const ConvProblem small = dense_problem(1, 64, 256, {6, 10, 12}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  const ConvProblem pointwise = dense_problem(1, 512, 512, {32, 64, 64}, {1, 1, 1}, ConvParams{}, Layout::ndhwc, true);
   const ConvProblem f16 = dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16);
   EXPECT_EQ(choose_variant(wide).name, "dense_v4_persistent_128x256x64_c2x1");
   EXPECT_EQ(choose_variant(narrow).name, "dense_v3_persistent_256x128x64");
   EXPECT_EQ(choose_variant(k96).name, "dense_v7_persistent_256x96x64");
+  EXPECT_EQ(choose_variant(k192).name, "dense_v9_persistent_128x192x64");
+  EXPECT_EQ(choose_variant(small).name, "dense_v8_pingpong_128x128x64");
+  EXPECT_EQ(choose_variant(pointwise).name, "dense_v8_pingpong_128x128x64");
   EXPECT_EQ(choose_variant(f16).name, "dense_v0_direct");
   const ConvProblem stem = dense_problem(1, 3, 128, {5, 17, 19}, {3, 3, 3}, same1, Layout::ncdhw, true);
   EXPECT_EQ(choose_variant(stem).name, "dense_v6_persistent_256x128x16");

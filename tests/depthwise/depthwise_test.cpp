@@ -90,6 +90,17 @@ std::vector<ConvProblem> edge_problems() {
     out.push_back(depthwise_problem(1, 64, 1, {8, 8, 8}, {7, 7, 7}, params_of({1}, {3}, {}, {1}), bf16, l, false));
     out.push_back(depthwise_problem(1, 7, 1, {5, 8, 30}, {1, 1, 9}, params_of({1}, {0, 0, 4}, {}, {1}), f16, l, true));
   }
+  // The TMA-staged rungs (v9, v10: bf16/f16 NCDHW, W % 8 == 0): N > 1 with m = 2 and depth padding, odd pad_w,
+  // stride_h == dilation_h == 2 (two rows per MMA), P = 1 (S = 7), and planes split into row and column tiles.
+  out.push_back(depthwise_problem(2, 4, 2, {7, 10, 16}, {3, 5, 5}, params_of({1}, {1, 2, 2}, {}, {1}), bf16, L::ncdhw,
+                                  true));
+  out.push_back(depthwise_problem(1, 3, 1, {5, 9, 24}, {3, 3, 3}, same1, f16, L::ncdhw, false));
+  out.push_back(depthwise_problem(1, 2, 1, {4, 40, 24}, {3, 5, 5}, params_of({1, 2, 1}, {1, 2, 2}, {}, {1, 2, 1}),
+                                  bf16, L::ncdhw, true));
+  out.push_back(depthwise_problem(1, 2, 1, {6, 12, 32}, {3, 3, 7}, params_of({1}, {1, 1, 3}, {}, {1}), bf16, L::ncdhw,
+                                  true));
+  out.push_back(depthwise_problem(1, 2, 1, {3, 150, 400}, {1, 3, 3}, params_of({1}, {0, 1, 1}, {}, {1}), bf16,
+                                  L::ncdhw, true));
   // Many channels over few SMs' worth of depth: plans with several depth steps per CTA exercise the slice rings.
   out.push_back(depthwise_problem(1, 600, 1, {12, 8, 8}, {3, 3, 3}, same1, bf16, L::ncdhw, true));
   out.push_back(depthwise_problem(1, 640, 1, {20, 6, 9}, {3, 3, 3}, params_of({2, 1, 1}, {1}, {}, {2, 1, 1}), bf16,

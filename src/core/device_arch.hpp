@@ -1,0 +1,27 @@
+// Which GPU the current device is, for variants built only for Hopper (sm_90a: wgmma, TMA).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+namespace kforge {
+
+// "" on Hopper (or when no GPU can be asked: CPU-only tests of accepts()), else why a kernel built for sm_90a only
+// cannot run here. Asked once per process.
+inline std::string sm90a_refusal() {
+  static const std::string why = [] {
+    int device = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+      cudaGetLastError();  // no device: leave no sticky error behind
+      return std::string();
+    }
+    if (major == 9 && minor == 0) return std::string();
+    return "built for sm_90a (Hopper) only, but this GPU is sm_" + std::to_string(major) + std::to_string(minor);
+  }();
+  return why;
+}
+
+}  // namespace kforge
