@@ -74,8 +74,8 @@ TEST(Tune, RecordedWinnerOverridesTheTileRuleUnlessItNoLongerApplies) {
   const TempDir tmp;
   const ScopedEnv dir("KFORGE_CACHE_DIR", tmp.path().c_str());
   const ScopedEnv on("KFORGE_AUTOTUNE", nullptr);
-  const ConvProblem wide = small_dense(256);  // the tile rule: dense_v2 (K > 128)
-  const std::string rule = "dense_v2_persistent_128x256x64";
+  const ConvProblem wide = small_dense(256);  // the tile rule: a grid under two waves wants the ping-pong kernel
+  const std::string rule = "dense_v8_pingpong_128x128x64";
   ASSERT_EQ(choose_variant(wide).name, rule);
   const DeviceKey device = device_key(query_device());
   TuneEntry e;
@@ -105,7 +105,7 @@ TEST(Tune, RecordedWinnerOverridesTheTileRuleUnlessItNoLongerApplies) {
   EXPECT_NE(why.find("comparison anchor"), std::string::npos) << why;
   EXPECT_EQ(choose_variant(wide).name, rule);
 
-  winner_is("dense_v9_renamed", wide);
+  winner_is("dense_v99_renamed", wide);
   EXPECT_EQ(tuned_variant(wide, &why), nullptr);
   EXPECT_NE(why.find("no longer registered"), std::string::npos) << why;
   EXPECT_EQ(choose_variant(wide).name, rule);
