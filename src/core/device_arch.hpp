@@ -1,9 +1,11 @@
-// Which GPU the current device is, for variants built only for Hopper (sm_90a: wgmma, TMA).
+// What the current GPU is: whether variants built only for Hopper (sm_90a: wgmma, TMA) run here, its SM count.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <string>
+
+#include "core/cuda_check.hpp"
 
 namespace kforge {
 
@@ -22,6 +24,14 @@ inline std::string sm90a_refusal() {
     return "built for sm_90a (Hopper) only, but this GPU is sm_" + std::to_string(major) + std::to_string(minor);
   }();
   return why;
+}
+
+// SMs of the current GPU (a CUDA error when none can be asked).
+inline int current_sm_count() {
+  int device = 0, sms = 0;
+  KF_CUDA_CHECK(cudaGetDevice(&device));
+  KF_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
 }
 
 }  // namespace kforge

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/cuda_check.hpp"
+#include "core/device_arch.hpp"
 #include "kforge/conv.hpp"
 
 namespace kforge::depthwise {
@@ -192,13 +193,6 @@ void dispatch_element_type(DType dtype, const char* variant, Fn&& fn) {
     case DType::fp8_e4m3: break;
   }
   throw Error(std::string(variant) + ": no kernel for dtype " + dtype_name(dtype));
-}
-
-inline int current_sm_count() {
-  int device = 0, sms = 0;
-  KF_CUDA_CHECK(cudaGetDevice(&device));
-  KF_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
 }
 
 // Kernels above the 48 KB static limit must opt in to their dynamic shared memory size.

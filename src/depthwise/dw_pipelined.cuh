@@ -1,5 +1,5 @@
-// The depth-streaming tensor-core depthwise kernel of dw_v5_mma_pipelined .. dw_v9_mma_tma (one Policy each,
-// dw_pipelined_common.cuh): mma.sync m16n8k16, fp32 accumulation, operands from dw_toeplitz.cuh.
+// The depth-streaming tensor-core depthwise kernel of dw_v5_mma_pipelined .. dw_v10_mma_decoupled (one Policy
+// each, dw_pipelined_common.cuh): mma.sync m16n8k16, fp32 accumulation, operands from dw_toeplitz.cuh.
 // A CTA owns one (n, k) channel x a tile of the output plane (the whole plane when it fits) x a chunk of output
 // depths, and streams the input depth slices through a ring of kStages shared-memory stages filled kStages-1
 // slices ahead (cp.async; v9: one TMA box per slice). With stride_d == dilation_d == 1, input slice z feeds output
@@ -8,7 +8,8 @@
 // The variants differ only in the bookkeeping around the MMAs: v5 re-derives every chunk's and every output's
 // position for each slice (stage_slice, its MMA loop, direct_store_and_clear, below); v6 computes them once per CTA
 // (dw_hoisted.cuh). v7 is v6 with fewer M-tiles per warp and a smaller shared-memory budget, for 3 CTAs per SM; v8
-// is v6 with the accumulator resets folded into the first MMA and the step loop unrolled; v9 is v8 staged by TMA.
+// is v6 with the accumulator resets folded into the first MMA and the step loop unrolled; v9 is v8 staged by TMA;
+// v10 is v9 with per-stage mbarriers instead of a CTA barrier per slice.
 // v5's code is kept as measured: its kernels compile to the same SASS as before v6.
 // Limits: bf16/f16; x and y dense NCDHW; stride_w == dilation_w == 1; stride_d == dilation_d == 1; T <= kMaxT;
 // S + pad_w % 2 <= 9; one tile row of units and its slice ring fit the policy's smem_budget (pipelined_refusal).
@@ -91,11 +92,19 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
   constexpr bool kHoisted = policy_of(kPolicy).hoisted;
   constexpr bool kLean = policy_of(kPolicy).lean;
   constexpr bool kTma = policy_of(kPolicy).tma;
+  constexpr bool kDecoupled = policy_of(kPolicy).decoupled;
+  // The thread that issues the TMA boxes: lane 0 of the last warp for v10 (warps own M-tiles warp, warp + kWarps, ..,
+  // so the last warps have the fewest and can afford to wait for a stage to be released), else thread 0.
+  constexpr int kProducer = kDecoupled ? kThreads - 32 : 0;
   constexpr int MT = policy_of(kPolicy).m_tiles_per_warp(P, T);
   extern __shared__ uint4 smem_words[];
   uint16_t* stages = reinterpret_cast<uint16_t*>(smem_words);
   uint2* b_frags = reinterpret_cast<uint2*>(stages + kStages * plan.stage_elems);
-  const uint32_t bars = static_cast<uint32_t>(__cvta_generic_to_shared(b_frags + T * plan.steps * 32));  // v9
+  // v9, v10: kStages "full" mbarriers (the slice's box has landed), then v10's kStages "empty" ones (every warp is
+  // done reading the stage).
+  const uint32_t bars = static_cast<uint32_t>(__cvta_generic_to_shared(b_frags + T * plan.steps * 32));
+  const auto full_bar = [&](int j) { return bars + 8 * (j % kStages); };
+  const auto empty_bar = [&](int j) { return bars + 8 * (kStages + j % kStages); };
 
   const auto [col_tile, row_tile, depth_chunk, n, k, x_plane, w_k, y_plane, bias_k] =
       channel_tile(g, plan, x, w, bias, y);
@@ -153,8 +162,11 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
   const uint64_t x_slices = reinterpret_cast<uint64_t>(x_plane) + static_cast<uint64_t>(z0) * x_slice_bytes;
   E* y_depth = y_plane + (o0 - (T - 1)) * g.ys[2];
   if constexpr (kTma) {
-    if (threadIdx.x == 0) {
-      for (int st = 0; st < kStages; ++st) mbarrier_init(bars + 8 * st, 1);
+    if (threadIdx.x == kProducer) {
+      for (int st = 0; st < kStages; ++st) {
+        mbarrier_init(full_bar(st), 1);
+        if constexpr (kDecoupled) mbarrier_init(empty_bar(st), kWarps);
+      }
       fence_barrier_init();
     }
     __syncthreads();  // the barriers are initialized before anyone waits on them
@@ -166,10 +178,11 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
 
   auto stage = [&](int j) {
     if constexpr (kTma) {  // every slice, depth padding included: TMA fills zeros outside the input
-      if (threadIdx.x == 0) {
-        const uint32_t bar = bars + 8 * (j % kStages);
-        mbarrier_arrive_expect_tx(bar, 2 * plan.rows_in * plan.pitch);
-        tma_load_4d(stages_addr + j % kStages * slice_bytes, &x_map, bar, static_cast<int>(iw0),
+      if (threadIdx.x == kProducer) {
+        // v10: the stage's previous slice, j - kStages, must be released by every warp first.
+        if (kDecoupled && j >= kStages) mbarrier_wait(empty_bar(j), (j / kStages - 1) & 1);
+        mbarrier_arrive_expect_tx(full_bar(j), 2 * plan.rows_in * plan.pitch);
+        tma_load_4d(stages_addr + j % kStages * slice_bytes, &x_map, full_bar(j), static_cast<int>(iw0),
                     static_cast<int>(ih0), static_cast<int>(z0 + j), x_channel);
       }
     } else if constexpr (kHoisted) {
@@ -208,11 +221,13 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
       const int j = j0 + u;  // slice j: input depth z0 + j, feeding output o0 + j - t through filter depth t
       if (j >= slices) break;
       if constexpr (kTma) {
-        mbarrier_wait(bars + 8 * (j % kStages), (j / kStages) & 1);  // slice j's box has landed
+        mbarrier_wait(full_bar(j), (j / kStages) & 1);  // slice j's box has landed
       } else {
         cp_async_wait<kStages - 2>();  // this thread's copies of slice j have landed
       }
-      __syncthreads();  // everyone's have; and stage (j - 1) % kStages is no longer read
+      // Everyone's have landed, and stage (j - 1) % kStages is no longer read (v10: its empty barrier says so, to
+      // the producer alone; the other warps run on).
+      if constexpr (!kDecoupled) __syncthreads();
       if (j + kStages - 1 < slices) stage(j + kStages - 1);
       if constexpr (!kTma) cp_async_commit();
 
@@ -228,6 +243,10 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
           const int warp_tiles = (plan.m_tiles - warp + kWarps - 1) / kWarps;  // warp-uniform
           hoisted_slice_mmas<E, kLean>(acc, u, stages_addr + j % kStages * slice_bytes, a_offset, a_base, a_high,
                                        step_bytes, b_lane, plan.steps, warp_tiles, bias4);
+        }
+        if constexpr (kDecoupled) {  // the warp's loads of slice j are done (its MMAs consumed them)
+          __syncwarp();
+          if (lane == 0) mbarrier_arrive(empty_bar(j));
         }
       } else {
         // Inline, not a function: as a function, ptxas schedules v5's T = 4 and T = 7 kernels differently.

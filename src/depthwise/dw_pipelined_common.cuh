@@ -24,7 +24,7 @@ constexpr int kMaxT = 7;
 constexpr uint32_t kNoUnit = 0xffffffffu;
 
 // What the instantiations of the kernel differ in; a kernel template argument by PolicyId.
-enum class PolicyId { v5_pipelined, v6_hoisted, v7_occupancy, v8_lean, v9_tma };
+enum class PolicyId { v5_pipelined, v6_hoisted, v7_occupancy, v8_lean, v9_tma, v10_decoupled };
 struct Policy {
   bool hoisted;         // per-CTA bookkeeping (dw_hoisted.cuh) instead of v5's per-slice bookkeeping
   int ctas_per_sm;      // __launch_bounds__: at most 64K / (kThreads * ctas_per_sm) registers per thread
@@ -34,16 +34,17 @@ struct Policy {
   int m_tiles[2][kMaxT + 1];
   bool lean = false;    // v8: accumulator sets start at the bias in their first MMA, step loop unrolled
   bool tma = false;     // v9: slices staged by one TMA box each (one thread; zeros outside the input)
+  bool decoupled = false;  // v10: stages released by per-stage mbarriers instead of a CTA barrier per slice
   __host__ __device__ constexpr int m_tiles_per_warp(int P, int T) const { return m_tiles[P - 1][T]; }
 };
 
 __host__ __device__ constexpr Policy policy_of(PolicyId id) {
   // v7: 3 CTAs per SM on H100/H200 (3 x (72 + 1 reserved) KB <= 228 KB, 80 registers); 2 on A100 (164 KB).
   if (id == PolicyId::v7_occupancy) return {true, 3, 72 * 1024, {{0, 4, 3, 2, 2, 1, 1, 1}, {0, 4, 3, 2, 2, 1, 1, 1}}};
-  // v5, v6, v8: 2 CTAs per SM on A100 (164 KB) and H100/H200 (228 KB), 128 registers (P = 1 at T = 3, 4 needs one
+  // v5, v6, v8-v10: 2 CTAs per SM on A100 (164 KB) and H100/H200 (228 KB), 128 registers (P = 1 at T = 3, 4 needs one
   // tile less than P = 2).
   return {id != PolicyId::v5_pipelined, 2, 80 * 1024, {{0, 4, 4, 3, 2, 2, 2, 1}, {0, 4, 4, 4, 3, 2, 2, 1}},
-          id >= PolicyId::v8_lean, id == PolicyId::v9_tma};
+          id >= PolicyId::v8_lean, id >= PolicyId::v9_tma, id == PolicyId::v10_decoupled};
 }
 
 struct Plan {
@@ -64,7 +65,7 @@ struct Plan {
   __host__ __device__ int slice_elems() const { return rows_in * pitch; }
   size_t smem_bytes(int64_t T) const {
     return static_cast<size_t>(kStages * stage_elems * 2 + T * steps * 32 * int64_t(sizeof(uint2)) +
-                               kStages * int64_t(sizeof(uint64_t)));  // v9: one mbarrier per stage
+                               2 * kStages * int64_t(sizeof(uint64_t)));  // v9, v10: mbarriers per stage
   }
   // Tile position of unit u's first output, and the staged offset of its K window (kr = 0, step 0).
   __host__ __device__ int unit_row(int u) const { return u / col_units * P; }
@@ -111,7 +112,7 @@ __device__ __forceinline__ uint2 lds64(uint32_t addr) {
   return v;
 }
 
-// ---- v9: TMA slices and their mbarriers (sm_90) ----
+// ---- v9, v10: TMA slices and their mbarriers (sm_90) ----
 
 __device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrivals) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals));
@@ -138,6 +139,12 @@ __device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap* map
       "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
       "[%6];\n" ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(x0), "r"(x1), "r"(x2), "r"(x3), "r"(bar)
       : "memory");
+#endif
+}
+// One arrival on barrier `bar` (a warp's lane 0: "this warp is done with the stage").
+__device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 #endif
 }
 // Waits until barrier `bar` completes the phase of parity `parity`.

@@ -46,6 +46,10 @@ void register_depthwise_variants(Registry& r) {
          "v8 with each depth slice staged by one TMA box (one thread issues it, the TMA unit fills zeros outside the "
          "input; sm_90)",
          v9_mma_tma_accepts, v9_mma_tma_launch, "src/depthwise/dw_v9_mma_tma.cu"});
+  r.add({"dw_v10_mma_decoupled", "depthwise",
+         "v9 without a CTA barrier per slice: each stage has an 'empty' mbarrier the warps arrive on and only the "
+         "producer waits on, so warps with fewer M-tiles and stalled warps no longer hold the others (sm_90)",
+         v10_mma_decoupled_accepts, v10_mma_decoupled_launch, "src/depthwise/dw_v10_mma_decoupled.cu"});
 }
 
 // The rule, from the measurements in NOTES.md (H200): v9 where no output depth needs depth padding (v8/v9 multiply

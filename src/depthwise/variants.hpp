@@ -44,4 +44,7 @@ void v8_mma_lean_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s)
 std::string v9_mma_tma_accepts(const ConvProblem& p);
 void v9_mma_tma_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
 
+std::string v10_mma_decoupled_accepts(const ConvProblem& p);
+void v10_mma_decoupled_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
 }  // namespace kforge::depthwise
