@@ -59,10 +59,9 @@ struct Plan {
   int window0 = 0;      // staged column of the K window of a unit at tile column 0: left_margin - pad_w - col_shift
   int row_stride = 0;   // staged elements between consecutive output rows: stride_h * pitch
   int rows_in = 0, cols_in = 0, pitch = 0;  // one staged slice; cols_in is a multiple of 8
-  int stage_elems = 0;  // elements between stages: slice_elems(), rounded up to 128 bytes for TMA destinations
+  int stage_elems = 0;  // elements between stages: rows_in * pitch, rounded up to 128 bytes for TMA destinations
   int64_t row_tiles = 0, col_tiles = 0, depth_chunks = 0, chunk_depths = 0;
 
-  __host__ __device__ int slice_elems() const { return rows_in * pitch; }
   size_t smem_bytes(int64_t T) const {
     return static_cast<size_t>(kStages * stage_elems * 2 + T * steps * 32 * int64_t(sizeof(uint2)) +
                                2 * kStages * int64_t(sizeof(uint64_t)));  // v9, v10: mbarriers per stage
