@@ -41,6 +41,20 @@ inline ConvParams params_of(std::vector<int64_t> stride, std::vector<int64_t> pa
   return prm;
 }
 
+// A depthwise problem (groups = C, K = m*C) of spatial rank input.size(), x/w/y dense in `layout`.
+inline ConvProblem depthwise_problem(int64_t N, int64_t C, int64_t m, const std::vector<int64_t>& input,
+                                     const std::vector<int64_t>& kernel, ConvParams params, DType dtype, Layout layout,
+                                     bool bias) {
+  params.groups = C;
+  std::vector<int64_t> xs{N, C}, ws{C * m, 1};
+  xs.insert(xs.end(), input.begin(), input.end());
+  ws.insert(ws.end(), kernel.begin(), kernel.end());
+  const TensorView x = dense_view(xs, dtype, layout), w = dense_view(ws, dtype, layout);
+  const TensorView b = TensorView::contiguous(nullptr, dtype, {C * m});
+  const TensorView y = dense_view(conv_output_sizes(x, w, params), dtype, layout);
+  return make_problem(x, w, bias ? &b : nullptr, &y, params);
+}
+
 // One problem's inputs on the device (spans of their strides), filled once; and the reference in logical order.
 struct Inputs {
   DeviceBuffer x, w, bias;

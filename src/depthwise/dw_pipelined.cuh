@@ -1,4 +1,4 @@
-// The depth-streaming tensor-core depthwise kernel of dw_v5_mma_pipelined .. dw_v10_mma_decoupled (one Policy
+// The depth-streaming tensor-core depthwise kernel of dw_v5_mma_pipelined .. dw_v11_mma_persistent (one Policy
 // each, dw_pipelined_common.cuh): mma.sync m16n8k16, fp32 accumulation, operands from dw_toeplitz.cuh.
 // A CTA owns one (n, k) channel x a tile of the output plane (the whole plane when it fits) x a chunk of output
 // depths, and streams the input depth slices through a ring of kStages shared-memory stages filled kStages-1
@@ -9,7 +9,8 @@
 // position for each slice (stage_slice, its MMA loop, direct_store_and_clear, below); v6 computes them once per CTA
 // (dw_hoisted.cuh). v7 is v6 with fewer M-tiles per warp and a smaller shared-memory budget, for 3 CTAs per SM; v8
 // is v6 with the accumulator resets folded into the first MMA and the step loop unrolled; v9 is v8 staged by TMA;
-// v10 is v9 with per-stage mbarriers instead of a CTA barrier per slice.
+// v10 is v9 with per-stage mbarriers instead of a CTA barrier per slice; v11 is v9 on a persistent grid whose CTAs
+// stream several segments (CtaWork) each.
 // v5's code is kept as measured: its kernels compile to the same SASS as before v6.
 // Limits: bf16/f16; x and y dense NCDHW; stride_w == dilation_w == 1; stride_d == dilation_d == 1; T <= kMaxT;
 // S + pad_w % 2 <= 9; one tile row of units and its slice ring fit the policy's smem_budget (pipelined_refusal).
@@ -79,9 +80,11 @@ __device__ __forceinline__ void direct_store_and_clear(float (&done)[MT][4], E* 
 
 // ---- the kernel ----
 
-// grid.x: (channel n*K + k, depth chunk, row tile, column tile), column tile fastest.
-// Dynamic shared memory: kStages staged slices, then the channel's B fragments (v5: [t][step][lane], v6:
-// [step][t][lane]). `grid`: v6's staging plan (v5 ignores it; last, so v5's other parameters keep their offsets).
+// grid.x: plan.ctas CTAs; CtaWork gives each its segments: v5-v10 one, (channel n*K + k, depth chunk, row tile,
+// column tile) of its index, column tile fastest; v11 an equal share of the (tile, output depth) sequence.
+// Dynamic shared memory: kStages staged slices, then the channel's B fragments (v5: [t][step][lane], v6: [step][t]
+// [lane]; v11: two buffers, alternating by segment), then v9-v11's mbarriers. `grid`: v6's staging plan (v5 ignores
+// it; last, so v5's other parameters keep their offsets).
 // Lane (g, q) of M-tile i feeds A rows g and g+8 (units 16*(warp + kWarps*i) + {0, 8} + g, window columns 2q,
 // 2q+1); A registers 2 and 3 hold K elements 8..15, a_high bytes further.
 template <typename E, int P, int T, PolicyId kPolicy>
@@ -93,43 +96,26 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
   constexpr bool kLean = policy_of(kPolicy).lean;
   constexpr bool kTma = policy_of(kPolicy).tma;
   constexpr bool kDecoupled = policy_of(kPolicy).decoupled;
+  constexpr bool kPersistent = policy_of(kPolicy).persistent;
+  // Several segments per CTA need the TMA producer's walk across segment ends (below) and a CTA barrier per slice
+  // (which orders each B-fragment buffer's rebuild after its last reads).
+  static_assert(!kPersistent || (kTma && kLean && !kDecoupled), "v11 extends v9");
   // The thread that issues the TMA boxes: lane 0 of the last warp for v10 (warps own M-tiles warp, warp + kWarps, ..,
   // so the last warps have the fewest and can afford to wait for a stage to be released), else thread 0.
   constexpr int kProducer = kDecoupled ? kThreads - 32 : 0;
   constexpr int MT = policy_of(kPolicy).m_tiles_per_warp(P, T);
   extern __shared__ uint4 smem_words[];
   uint16_t* stages = reinterpret_cast<uint16_t*>(smem_words);
-  uint2* b_frags = reinterpret_cast<uint2*>(stages + kStages * plan.stage_elems);
-  // v9, v10: kStages "full" mbarriers (the slice's box has landed), then v10's kStages "empty" ones (every warp is
-  // done reading the stage).
-  const uint32_t bars = static_cast<uint32_t>(__cvta_generic_to_shared(b_frags + T * plan.steps * 32));
-  const auto full_bar = [&](int j) { return bars + 8 * (j % kStages); };
-  const auto empty_bar = [&](int j) { return bars + 8 * (kStages + j % kStages); };
-
-  const auto [col_tile, row_tile, depth_chunk, n, k, x_plane, w_k, y_plane, bias_k] =
-      channel_tile(g, plan, x, w, bias, y);
+  uint2* b_buffers = reinterpret_cast<uint2*>(stages + kStages * plan.stage_elems);
+  const int b_elems = T * plan.steps * 32;  // one buffer of B fragments
+  // v9-v11: kStages "full" mbarriers (the slice's box has landed), then v10's kStages "empty" ones (every warp is
+  // done reading the stage). Indexed by the CTA's running slice count, across segments.
+  const uint32_t bars = static_cast<uint32_t>(__cvta_generic_to_shared(b_buffers + plan.b_buffers * b_elems));
+  const auto full_bar = [&](uint32_t j) { return bars + 8 * (j % kStages); };
+  const auto empty_bar = [&](uint32_t j) { return bars + 8 * (kStages + j % kStages); };
 
   // Broadcast so the compiler sees the warp index as warp-uniform: the M-tile checks become uniform branches.
   const int warp = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 32), 0), lane = threadIdx.x % 32;
-  const int64_t h0 = row_tile * plan.row_units * P;              // first output row of the tile
-  const int64_t w0 = col_tile * plan.col_units * (8 / P);        // first output column
-  const int64_t ih0 = h0 * g.stride[1] - g.pad_lo[1];            // input row of staged row 0
-  const int64_t iw0 = w0 - plan.left_margin;                     // input column of staged column 0
-  const int64_t o0 = depth_chunk * plan.chunk_depths;            // first output depth of the chunk
-  const int outputs = static_cast<int>(std::min(plan.chunk_depths, g.Do - o0));
-  const int64_t z0 = o0 - g.pad_lo[0];                           // input depth of slice 0
-  const int slices = outputs + T - 1;
-
-  for (int idx = threadIdx.x; idx < T * plan.steps * 32; idx += kThreads) {
-    int step, t;
-    if constexpr (kHoisted) {
-      step = idx / 32 / T, t = idx / 32 % T;
-    } else {
-      step = idx / 32 % plan.steps, t = idx / 32 / plan.steps;
-    }
-    b_frags[idx] =
-        toeplitz_b_fragment<P>(w_k + t * g.ws[2], g.ws[3], g.ws[4], step, plan.col_shift, g.R, g.S, idx % 32);
-  }
 
   // A registers 2 and 3: 8 columns further (P = 1) or the next filter row (P = 2). In bytes.
   const uint32_t a_high = 2 * (P == 1 ? 8 : static_cast<uint32_t>(g.dilation[1]) * plan.pitch);
@@ -148,21 +134,66 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
   const uint32_t step_bytes = 2 * P * static_cast<uint32_t>(g.dilation[1]) * plan.pitch;
   const uint32_t stages_addr = static_cast<uint32_t>(__cvta_generic_to_shared(stages));
   const uint32_t slice_bytes = 2 * plan.stage_elems;
-
-  // v6's per-CTA state (dw_hoisted.cuh). Slices j in [j_first, j_end) hold input depths z0 + j in [0, D), the
-  // others are depth padding (never staged nor multiplied); slice j starts at global address x_slices +
-  // j * x_slice_bytes (integers: x_slices lies before x when z0 < 0). y_depth: output depth o0 + j - (T-1)'s plane.
-  const ChunkGridStager stager(g, plan, grid, ih0, iw0, threadIdx.x);
-  uint32_t pair_offset[MT][2];
-  if constexpr (kHoisted) output_pairs<P, MT>(pair_offset, g, plan, warp, lane, h0, w0);
   uint32_t a_base = 0;
-  const int j_first = static_cast<int>(std::clamp<int64_t>(-z0, 0, slices));
-  const int j_end = static_cast<int>(std::clamp<int64_t>(g.D - z0, 0, slices));
-  const uint64_t x_slice_bytes = 2 * static_cast<uint64_t>(g.xs[2]);
-  const uint64_t x_slices = reinterpret_cast<uint64_t>(x_plane) + static_cast<uint64_t>(z0) * x_slice_bytes;
-  E* y_depth = y_plane + (o0 - (T - 1)) * g.ys[2];
+  // Where a tile's staged slice 0 starts in the input: row ih0, column iw0.
+  const auto staged_origin = [&](int64_t row_tile, int64_t col_tile, int64_t& ih0, int64_t& iw0) {
+    ih0 = row_tile * plan.row_units * P * g.stride[1] - g.pad_lo[1];
+    iw0 = col_tile * plan.col_units * (8 / P) - plan.left_margin;
+  };
+
+  CtaWork work(plan, g.Do, blockIdx.x, kPersistent);
+  // v5-v10's one segment, without segment()'s 64-bit divisions.
+  const auto current_segment = [&]() {
+    return kPersistent ? work.segment(g.Do) : CtaWork::only_segment(plan, g.Do, blockIdx.x);
+  };
+
+  // v9-v11: the TMA producer's position, kStages - 1 slices ahead of the consumers (v11: across segment ends, so the
+  // next channel's first slices load under this one's last MMAs). One box per slice, every slice: TMA fills zeros
+  // outside the input, depth padding included. One thread's state, in shared memory, out of everyone's registers;
+  // moving to the next segment takes no division (it is the next tile's first outputs, CtaWork).
+  ProducerState& ahead = *reinterpret_cast<ProducerState*>(b_buffers + plan.b_buffers * b_elems + 2 * kStages);
+  // The producer starts a segment (o0, outputs) of the tile in ahead's tile fields.
+  const auto start_segment = [&](ProducerState& at, int64_t o0, int outputs) {
+    int64_t ih0, iw0;
+    staged_origin(at.row_tile, at.col_tile, ih0, iw0);
+    at.box[0] = static_cast<int>(iw0), at.box[1] = static_cast<int>(ih0);
+    at.box[2] = static_cast<int>(o0 - g.pad_lo[0]), at.box[3] = static_cast<int>(at.n * g.C + at.k / g.multiplier);
+    at.slices_left = outputs + T - 1;
+  };
+  const auto produce = [&]() {
+    if (threadIdx.x != kProducer) return;
+    ProducerState& at = ahead;
+    if (at.slices_left == 0) {
+      if (!kPersistent || at.outputs_left == 0) return;  // v9, v10: one segment
+      if (++at.col_tile == plan.col_tiles) {  // v11's plans have one depth chunk: tiles then channels
+        at.col_tile = 0;
+        if (++at.row_tile == plan.row_tiles) {
+          at.row_tile = 0;
+          if (++at.k == g.K) at.k = 0, ++at.n;
+        }
+      }
+      const int outputs = static_cast<int>(std::min(g.Do, at.outputs_left));
+      at.outputs_left -= outputs;
+      start_segment(at, 0, outputs);
+    }
+    const uint32_t produced = at.produced;
+    // v10: the stage's previous slice, produced - kStages, must be released by every warp first.
+    if (kDecoupled && produced >= kStages) mbarrier_wait(empty_bar(produced), (produced / kStages - 1) & 1);
+    mbarrier_arrive_expect_tx(full_bar(produced), 2 * plan.rows_in * plan.pitch);
+    tma_load_4d(stages_addr + produced % kStages * slice_bytes, &x_map, full_bar(produced), at.box[0], at.box[1],
+                at.box[2], at.box[3]);
+    at.produced = produced + 1;
+    ++at.box[2];
+    --at.slices_left;
+  };
   if constexpr (kTma) {
     if (threadIdx.x == kProducer) {
+      const Segment first = current_segment();
+      const TileIndex tile = tile_index(g, plan, first.cta);
+      ahead.col_tile = tile.col_tile, ahead.row_tile = tile.row_tile, ahead.n = tile.n, ahead.k = tile.k;
+      ahead.outputs_left = work.left_after(first);
+      ahead.produced = 0;
+      start_segment(ahead, first.o0, first.outputs);
       for (int st = 0; st < kStages; ++st) {
         mbarrier_init(full_bar(st), 1);
         if constexpr (kDecoupled) mbarrier_init(empty_bar(st), kWarps);
@@ -170,127 +201,174 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
       fence_barrier_init();
     }
     __syncthreads();  // the barriers are initialized before anyone waits on them
+    for (int j = 0; j < kStages - 1; ++j) produce();  // in flight while the B fragments are built
   } else if constexpr (kHoisted) {
     zero_stages(stages, plan);
     __syncthreads();  // the zeros land before any cp.async of another thread writes the same stage
   }
-  const int x_channel = static_cast<int>(n * g.C + k / g.multiplier);  // v9: the input plane's index in x_map
-
-  auto stage = [&](int j) {
-    if constexpr (kTma) {  // every slice, depth padding included: TMA fills zeros outside the input
-      if (threadIdx.x == kProducer) {
-        // v10: the stage's previous slice, j - kStages, must be released by every warp first.
-        if (kDecoupled && j >= kStages) mbarrier_wait(empty_bar(j), (j / kStages - 1) & 1);
-        mbarrier_arrive_expect_tx(full_bar(j), 2 * plan.rows_in * plan.pitch);
-        tma_load_4d(stages_addr + j % kStages * slice_bytes, &x_map, full_bar(j), static_cast<int>(iw0),
-                    static_cast<int>(ih0), static_cast<int>(z0 + j), x_channel);
-      }
-    } else if constexpr (kHoisted) {
-      if (j >= j_first && j < j_end) {
-        stager.for_each_chunk(stages_addr + j % kStages * slice_bytes, x_slices + j * x_slice_bytes, grid,
-                              [](uint32_t in, uint32_t smem, uint64_t gmem) { cp_async_16_if(in, smem, gmem); });
-      } else if constexpr (kLean) {
-        zero_stage(stages + j % kStages * plan.stage_elems, plan);  // depth padding: MMAs with zeros (below)
-      }
-    } else {
-      const int64_t z = z0 + j;
-      if (z >= 0 && z < g.D) {
-        stage_slice(stages + j % kStages * plan.stage_elems, x_plane + z * g.xs[2], g, plan, ih0, iw0, vector_loads);
-      }
-    }
-  };
-  for (int j = 0; j < kStages - 1; ++j) {
-    if (j < slices) stage(j);
-    if constexpr (!kTma) cp_async_commit();  // one group per slice, empty or not, keeps the wait_group count exact
-  }
 
   float acc[T][MT][4];
-  const float bias4[4] = {bias_k, bias_k, bias_k, bias_k};  // v8: the C operand of each set's first MMA
-#pragma unroll
-  for (int t = 0; t < T; ++t) {
-#pragma unroll
-    for (int i = 0; i < MT; ++i) {
-#pragma unroll
-      for (int v = 0; v < 4; ++v) acc[t][i][v] = kHoisted ? bias_k : 0.f;  // v6 folds the bias into the sets
-    }
-  }
-  for (int j0 = 0; j0 < slices; j0 += T) {
-    // Unrolled by T so that accumulator set (output depth o0 + q lives in set q % T) indices are compile-time.
-#pragma unroll
-    for (int u = 0; u < T; ++u) {
-      const int j = j0 + u;  // slice j: input depth z0 + j, feeding output o0 + j - t through filter depth t
-      if (j >= slices) break;
-      if constexpr (kTma) {
-        mbarrier_wait(full_bar(j), (j / kStages) & 1);  // slice j's box has landed
-      } else {
-        cp_async_wait<kStages - 2>();  // this thread's copies of slice j have landed
-      }
-      // Everyone's have landed, and stage (j - 1) % kStages is no longer read (v10: its empty barrier says so, to
-      // the producer alone; the other warps run on).
-      if constexpr (!kDecoupled) __syncthreads();
-      if (j + kStages - 1 < slices) stage(j + kStages - 1);
-      if constexpr (!kTma) cp_async_commit();
+  uint32_t consumed = 0;  // slices consumed in earlier segments: the stage and mbarrier phase of this one's slice j
+  // Every CTA has at least one output (plan_for), so at least one segment; v5-v10 exactly one, which the compiler
+  // sees (no loop state kept live in their registers).
+  for (int segment = 0;; ++segment) {
+    const Segment seg = current_segment();
+    const auto [col_tile, row_tile, depth_chunk, n, k, x_plane, w_k, y_plane, bias_k] =
+        channel_tile(g, plan, x, w, bias, y, seg.cta);
+    const int64_t h0 = row_tile * plan.row_units * P;        // first output row of the tile
+    const int64_t w0 = col_tile * plan.col_units * (8 / P);  // first output column
+    int64_t ih0, iw0;                                          // input row and column of staged row 0, column 0
+    staged_origin(row_tile, col_tile, ih0, iw0);
+    const int64_t o0 = seg.o0;                                 // first output depth of the segment
+    const int64_t z0 = o0 - g.pad_lo[0];                       // input depth of slice 0
+    const int slices = seg.outputs + T - 1;
 
-      // The MMAs of slice j (none for depth padding, it contributes zero; but v8 multiplies a zeroed stage there,
-      // as its MMAs also start the accumulator sets). Per step, all loads first so their
-      // latency overlaps, then T MMAs per M-tile. Filter depths that reach an output outside the chunk (the first
-      // and last T-1 slices) run anyway: such a product lands in the set of an output that is not live and is
-      // reset before that set is used (below); skipping it would put a predicate, hence a warp re-convergence, on
-      // every MMA.
+    // v11: a segment's buffer was last read two segments ago, before the CTA barriers of the last segment.
+    uint2* b_frags = b_buffers + (kPersistent ? segment % 2 * b_elems : 0);
+    for (int idx = threadIdx.x; idx < b_elems; idx += kThreads) {
+      int step, t;
       if constexpr (kHoisted) {
-        if (kLean || (j >= j_first && j < j_end)) {
-          const uint32_t b_lane = static_cast<uint32_t>(__cvta_generic_to_shared(b_frags + lane));
-          const int warp_tiles = (plan.m_tiles - warp + kWarps - 1) / kWarps;  // warp-uniform
-          hoisted_slice_mmas<E, kLean>(acc, u, stages_addr + j % kStages * slice_bytes, a_offset, a_base, a_high,
-                                       step_bytes, b_lane, plan.steps, warp_tiles, bias4);
-        }
-        if constexpr (kDecoupled) {  // the warp's loads of slice j are done (its MMAs consumed them)
-          __syncwarp();
-          if (lane == 0) mbarrier_arrive(empty_bar(j));
+        step = idx / 32 / T, t = idx / 32 % T;
+      } else {
+        step = idx / 32 % plan.steps, t = idx / 32 / plan.steps;
+      }
+      b_frags[idx] =
+          toeplitz_b_fragment<P>(w_k + t * g.ws[2], g.ws[3], g.ws[4], step, plan.col_shift, g.R, g.S, idx % 32);
+    }
+    // v10 has no CTA barrier before its first MMAs (the others: the one of slice 0), so one here publishes B.
+    if constexpr (kDecoupled) __syncthreads();
+
+    // v6's per-segment state (dw_hoisted.cuh). Slices j in [j_first, j_end) hold input depths z0 + j in [0, D), the
+    // others are depth padding (never staged nor multiplied); slice j starts at global address x_slices +
+    // j * x_slice_bytes (integers: x_slices lies before x when z0 < 0). y_depth: output depth o0 + j - (T-1)'s plane.
+    const ChunkGridStager stager(g, plan, grid, ih0, iw0, threadIdx.x);
+    uint32_t pair_offset[MT][2];
+    if constexpr (kHoisted) output_pairs<P, MT>(pair_offset, g, plan, warp, lane, h0, w0);
+    const int j_first = static_cast<int>(std::clamp<int64_t>(-z0, 0, slices));
+    const int j_end = static_cast<int>(std::clamp<int64_t>(g.D - z0, 0, slices));
+    const uint64_t x_slice_bytes = 2 * static_cast<uint64_t>(g.xs[2]);
+    const uint64_t x_slices = reinterpret_cast<uint64_t>(x_plane) + static_cast<uint64_t>(z0) * x_slice_bytes;
+    E* y_depth = y_plane + (o0 - (T - 1)) * g.ys[2];
+
+    // v5-v8 (one segment): slice j by cp.async into stage j % kStages.
+    auto stage = [&](int j) {
+      if constexpr (kHoisted) {
+        if (j >= j_first && j < j_end) {
+          stager.for_each_chunk(stages_addr + j % kStages * slice_bytes, x_slices + j * x_slice_bytes, grid,
+                                [](uint32_t in, uint32_t smem, uint64_t gmem) { cp_async_16_if(in, smem, gmem); });
+        } else if constexpr (kLean) {
+          zero_stage(stages + j % kStages * plan.stage_elems, plan);  // depth padding: MMAs with zeros (below)
         }
       } else {
-        // Inline, not a function: as a function, ptxas schedules v5's T = 4 and T = 7 kernels differently.
         const int64_t z = z0 + j;
         if (z >= 0 && z < g.D) {
-          const uint32_t slice = stages_addr + j % kStages * slice_bytes;
-          for (int step = 0; step < plan.steps; ++step) {
-            uint2 b[T];
+          stage_slice(stages + j % kStages * plan.stage_elems, x_plane + z * g.xs[2], g, plan, ih0, iw0, vector_loads);
+        }
+      }
+    };
+    if constexpr (!kTma) {
+      for (int j = 0; j < kStages - 1; ++j) {
+        if (j < slices) stage(j);
+        cp_async_commit();  // one group per slice, empty or not, keeps the wait_group count exact
+      }
+    }
+
+    const float bias4[4] = {bias_k, bias_k, bias_k, bias_k};  // v8: the C operand of each set's first MMA
 #pragma unroll
-            for (int t = 0; t < T; ++t) b[t] = b_frags[(t * plan.steps + step) * 32 + lane];
-            const uint32_t a_step = slice + step * step_bytes;
-            uint32_t a[MT][4];
+    for (int t = 0; t < T; ++t) {
 #pragma unroll
-            for (int i = 0; i < MT; ++i) {
-              if (warp + kWarps * i < plan.m_tiles) {
-                a[i][0] = lds32(a_step + a_offset[i][0]);
-                a[i][1] = lds32(a_step + a_offset[i][1]);
-                a[i][2] = lds32(a_step + a_offset[i][0] + a_high);
-                a[i][3] = lds32(a_step + a_offset[i][1] + a_high);
+      for (int i = 0; i < MT; ++i) {
+#pragma unroll
+        for (int v = 0; v < 4; ++v) acc[t][i][v] = kHoisted ? bias_k : 0.f;  // v6 folds the bias into the sets
+      }
+    }
+    for (int j0 = 0; j0 < slices; j0 += T) {
+      // Unrolled by T so that accumulator set (output depth o0 + q lives in set q % T) indices are compile-time.
+#pragma unroll
+      for (int u = 0; u < T; ++u) {
+        const int j = j0 + u;  // slice j: input depth z0 + j, feeding output o0 + j - t through filter depth t
+        if (j >= slices) break;
+        const uint32_t slot = (consumed + j) % kStages;
+        if constexpr (kTma) {
+          mbarrier_wait(full_bar(consumed + j), ((consumed + j) / kStages) & 1);  // slice j's box has landed
+        } else {
+          cp_async_wait<kStages - 2>();  // this thread's copies of slice j have landed
+        }
+        // Everyone's have landed, and the stage of the slice before is no longer read (v10: its empty barrier says
+        // so, to the producer alone; the other warps run on).
+        if constexpr (!kDecoupled) __syncthreads();
+        if constexpr (kTma) {
+          produce();
+        } else {
+          if (j + kStages - 1 < slices) stage(j + kStages - 1);
+          cp_async_commit();
+        }
+
+        // The MMAs of slice j (none for depth padding, it contributes zero; but v8 multiplies a zeroed stage there,
+        // as its MMAs also start the accumulator sets). Per step, all loads first so their
+        // latency overlaps, then T MMAs per M-tile. Filter depths that reach an output outside the segment (the
+        // first and last T-1 slices) run anyway: such a product lands in the set of an output that is not live and
+        // is reset before that set is used (below); skipping it would put a predicate, hence a warp re-convergence,
+        // on every MMA.
+        if constexpr (kHoisted) {
+          if (kLean || (j >= j_first && j < j_end)) {
+            const uint32_t b_lane = static_cast<uint32_t>(__cvta_generic_to_shared(b_frags + lane));
+            const int warp_tiles = (plan.m_tiles - warp + kWarps - 1) / kWarps;  // warp-uniform
+            hoisted_slice_mmas<E, kLean>(acc, u, stages_addr + slot * slice_bytes, a_offset, a_base, a_high,
+                                         step_bytes, b_lane, plan.steps, warp_tiles, bias4);
+          }
+          if constexpr (kDecoupled) {  // the warp's loads of slice j are done (its MMAs consumed them)
+            __syncwarp();
+            if (lane == 0) mbarrier_arrive(empty_bar(consumed + j));
+          }
+        } else {
+          // Inline, not a function: as a function, ptxas schedules v5's T = 4 and T = 7 kernels differently.
+          const int64_t z = z0 + j;
+          if (z >= 0 && z < g.D) {
+            const uint32_t slice = stages_addr + slot * slice_bytes;
+            for (int step = 0; step < plan.steps; ++step) {
+              uint2 b[T];
+#pragma unroll
+              for (int t = 0; t < T; ++t) b[t] = b_frags[(t * plan.steps + step) * 32 + lane];
+              const uint32_t a_step = slice + step * step_bytes;
+              uint32_t a[MT][4];
+#pragma unroll
+              for (int i = 0; i < MT; ++i) {
+                if (warp + kWarps * i < plan.m_tiles) {
+                  a[i][0] = lds32(a_step + a_offset[i][0]);
+                  a[i][1] = lds32(a_step + a_offset[i][1]);
+                  a[i][2] = lds32(a_step + a_offset[i][0] + a_high);
+                  a[i][3] = lds32(a_step + a_offset[i][1] + a_high);
+                }
               }
-            }
 #pragma unroll
-            for (int i = 0; i < MT; ++i) {
-              if (warp + kWarps * i < plan.m_tiles) {
+              for (int i = 0; i < MT; ++i) {
+                if (warp + kWarps * i < plan.m_tiles) {
 #pragma unroll
-                for (int t = 0; t < T; ++t) mma_m16n8k16<E>(acc[(u - t + T) % T][i], a[i], b[t]);
+                  for (int t = 0; t < T; ++t) mma_m16n8k16<E>(acc[(u - t + T) % T][i], a[i], b[t]);
+                }
               }
             }
           }
         }
-      }
 
-      // Output q = j - (T-1) has seen its last filter depth: store it (when it exists) and reset its set, which
-      // output q + T starts to use at slice j + 1. Before that, only products for outputs q' < 0 or >= outputs
-      // (not live) may have landed in the set.
-      if constexpr (kHoisted) {
-        hoisted_store_and_reset<E, MT, !kLean>(acc[(u + 1) % T], y_depth, j >= T - 1, pair_offset, bias_k,
-                                               paired_stores);
-        y_depth += g.ys[2];
-      } else {
-        direct_store_and_clear<E, P, MT>(acc[(u + 1) % T], y_plane + (o0 + j - (T - 1)) * g.ys[2], j >= T - 1,
-                                         unit_pos, h0, w0, bias_k, paired_stores, g, lane);
+        // Output q = j - (T-1) has seen its last filter depth: store it (when it exists) and reset its set, which
+        // output q + T starts to use at slice j + 1. Before that, only products for outputs q' < 0 or >= outputs
+        // (not live) may have landed in the set.
+        if constexpr (kHoisted) {
+          hoisted_store_and_reset<E, MT, !kLean>(acc[(u + 1) % T], y_depth, j >= T - 1, pair_offset, bias_k,
+                                                 paired_stores);
+          y_depth += g.ys[2];
+        } else {
+          direct_store_and_clear<E, P, MT>(acc[(u + 1) % T], y_plane + (o0 + j - (T - 1)) * g.ys[2], j >= T - 1,
+                                           unit_pos, h0, w0, bias_k, paired_stores, g, lane);
+        }
       }
     }
+    if constexpr (!kPersistent) break;
+    consumed += slices;
+    work.advance(seg);
+    if (work.done()) break;
   }
 }
 
@@ -317,8 +395,7 @@ void launch_depth(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const
   // cp.async of 8-column chunks needs W % 8 == 0 (iw0 already is a multiple of 8) and a 16-byte aligned x.
   const bool vector_loads = p.W % 8 == 0 && is_aligned(a.x, 16);
   const bool paired_stores = p.Wo % 2 == 0 && is_aligned(a.y, 4);
-  const int64_t ctas = p.N * p.K * plan.depth_chunks * plan.row_tiles * plan.col_tiles;
-  kernel<<<static_cast<unsigned>(ctas), kThreads, smem, s>>>(
+  kernel<<<static_cast<unsigned>(plan.ctas), kThreads, smem, s>>>(
       make_geometry(p), plan, static_cast<const uint16_t*>(a.x), static_cast<const uint16_t*>(a.w),
       p.has_bias ? static_cast<const E*>(a.bias) : nullptr, static_cast<E*>(a.y), vector_loads, paired_stores,
       policy_of(kPolicy).hoisted ? ChunkGrid(plan, p) : ChunkGrid(),

@@ -24,7 +24,7 @@ constexpr int kMaxT = 7;
 constexpr uint32_t kNoUnit = 0xffffffffu;
 
 // What the instantiations of the kernel differ in; a kernel template argument by PolicyId.
-enum class PolicyId { v5_pipelined, v6_hoisted, v7_occupancy, v8_lean, v9_tma, v10_decoupled };
+enum class PolicyId { v5_pipelined, v6_hoisted, v7_occupancy, v8_lean, v9_tma, v10_decoupled, v11_persistent };
 struct Policy {
   bool hoisted;         // per-CTA bookkeeping (dw_hoisted.cuh) instead of v5's per-slice bookkeeping
   int ctas_per_sm;      // __launch_bounds__: at most 64K / (kThreads * ctas_per_sm) registers per thread
@@ -35,6 +35,7 @@ struct Policy {
   bool lean = false;    // v8: accumulator sets start at the bias in their first MMA, step loop unrolled
   bool tma = false;     // v9: slices staged by one TMA box each (one thread; zeros outside the input)
   bool decoupled = false;  // v10: stages released by per-stage mbarriers instead of a CTA barrier per slice
+  bool persistent = false;  // v11: ctas_per_sm CTAs per SM, each streams an equal share of the work (CtaWork)
   __host__ __device__ constexpr int m_tiles_per_warp(int P, int T) const { return m_tiles[P - 1][T]; }
 };
 
@@ -44,7 +45,8 @@ __host__ __device__ constexpr Policy policy_of(PolicyId id) {
   // v5, v6, v8-v10: 2 CTAs per SM on A100 (164 KB) and H100/H200 (228 KB), 128 registers (P = 1 at T = 3, 4 needs one
   // tile less than P = 2).
   return {id != PolicyId::v5_pipelined, 2, 80 * 1024, {{0, 4, 4, 3, 2, 2, 2, 1}, {0, 4, 4, 4, 3, 2, 2, 1}},
-          id >= PolicyId::v8_lean, id >= PolicyId::v9_tma, id == PolicyId::v10_decoupled};
+          id >= PolicyId::v8_lean, id >= PolicyId::v9_tma, id == PolicyId::v10_decoupled,
+          id == PolicyId::v11_persistent};
 }
 
 struct Plan {
@@ -61,15 +63,71 @@ struct Plan {
   int rows_in = 0, cols_in = 0, pitch = 0;  // one staged slice; cols_in is a multiple of 8
   int stage_elems = 0;  // elements between stages: rows_in * pitch, rounded up to 128 bytes for TMA destinations
   int64_t row_tiles = 0, col_tiles = 0, depth_chunks = 0, chunk_depths = 0;
+  int64_t ctas = 0;     // the grid: one CTA per (channel, depth chunk, tile); v11: at most ctas_per_sm per SM
+  int64_t items = 0;    // v11: channel tiles x Do, the (tile, output depth) pairs its CTAs share
+  int b_buffers = 1;    // v11: 2, so a CTA builds the next segment's B fragments while its warps finish the last
 
-  size_t smem_bytes(int64_t T) const {
-    return static_cast<size_t>(kStages * stage_elems * 2 + T * steps * 32 * int64_t(sizeof(uint2)) +
-                               2 * kStages * int64_t(sizeof(uint64_t)));  // v9, v10: mbarriers per stage
-  }
+  size_t smem_bytes(int64_t T) const;  // below ProducerState
   // Tile position of unit u's first output, and the staged offset of its K window (kr = 0, step 0).
   __host__ __device__ int unit_row(int u) const { return u / col_units * P; }
   __host__ __device__ int unit_col(int u) const { return u % col_units * (8 / P); }
   __host__ __device__ int unit_window(int u) const { return unit_row(u) * row_stride + unit_col(u) + window0; }
+};
+
+// v9-v11: the TMA producer's position (dw_pipelined.cuh), one thread's state kept in shared memory, after the
+// mbarriers (dynamic shared memory: a static __shared__ variable would shift the dynamic region off the 128-byte
+// alignment TMA destinations need).
+struct ProducerState {
+  int64_t col_tile, row_tile, n, k;  // the segment's tile (tile_index)
+  int64_t outputs_left;              // outputs of the CTA's later segments
+  int box[4];                        // the next slice's box: input column, row, depth, N*C plane (x_map's order)
+  int slices_left;                   // slices of this segment not yet loaded
+  uint32_t produced;                 // slices loaded so far
+};
+
+// The ring, the B fragments, v9-v11's mbarriers (full and empty per stage) and the producer's state.
+inline size_t Plan::smem_bytes(int64_t T) const {
+  return static_cast<size_t>(kStages * stage_elems * 2 + b_buffers * T * steps * 32 * int64_t(sizeof(uint2)) +
+                             2 * kStages * int64_t(sizeof(uint64_t)) + int64_t(sizeof(ProducerState)));
+}
+
+// A run of consecutive output depths of one channel tile (tile_index's enumeration with depth_chunks == 1, or a CTA's
+// index and chunk): what a CTA streams as outputs + T - 1 depth slices.
+struct Segment {
+  int64_t cta;  // tile_index's index
+  int64_t o0;   // first output depth
+  int outputs;
+};
+
+// The segments of one CTA, as items cta_index * Do + output depth. v5-v10: one, the CTA's depth chunk. v11: CTA b of
+// G takes items [b * I / G, (b + 1) * I / G) of the I = tiles * Do items, cut where a tile ends; every SM then streams
+// the same number of outputs (within one), at T - 1 extra slices per segment. Host-callable (a CPU test walks it).
+class CtaWork {
+ public:
+  __host__ __device__ CtaWork(const Plan& plan, int64_t Do, int64_t cta, bool persistent) {
+    if (persistent) {  // plan.depth_chunks == 1: items enumerate (tile, output depth)
+      next_ = cta * plan.items / plan.ctas, end_ = (cta + 1) * plan.items / plan.ctas;
+    } else {
+      const Segment only = only_segment(plan, Do, cta);
+      next_ = cta * Do + only.o0, end_ = next_ + only.outputs;
+    }
+  }
+  __host__ __device__ bool done() const { return next_ >= end_; }
+  __host__ __device__ Segment segment(int64_t Do) const {
+    const int64_t o0 = next_ % Do, left = end_ - next_;
+    return {next_ / Do, o0, static_cast<int>(Do - o0 < left ? Do - o0 : left)};
+  }
+  // The outputs after segment s (the current one); the next segment is then the next tile's first outputs.
+  __host__ __device__ int64_t left_after(const Segment& s) const { return end_ - next_ - s.outputs; }
+  // v5-v10's segment, without segment()'s 64-bit divisions.
+  __host__ __device__ static Segment only_segment(const Plan& plan, int64_t Do, int64_t cta) {
+    const int64_t o0 = cta / (plan.col_tiles * plan.row_tiles) % plan.depth_chunks * plan.chunk_depths;
+    return {cta, o0, static_cast<int>(o0 + plan.chunk_depths < Do ? plan.chunk_depths : Do - o0)};
+  }
+  __host__ __device__ void advance(const Segment& s) { next_ += s.outputs; }
+
+ private:
+  int64_t next_, end_;
 };
 
 // The tile plan of `policy` for `sm_count` SMs (0: no depth chunks); units == 0 when the problem does not fit.

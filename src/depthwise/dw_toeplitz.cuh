@@ -159,8 +159,21 @@ void dispatch_mma_element_type(DType dtype, const char* variant, Fn&& fn) {
   throw Error(std::string(variant) + ": expected dtype bf16 or f16, but got " + dtype_name(dtype));
 }
 
-// One CTA's work item in the Toeplitz kernels: grid.x enumerates (n*K + k, depth chunk, row tile, column tile),
-// column tile fastest; `Plan` is the launching variant's tile plan (it has col_tiles, row_tiles, depth_chunks).
+// One CTA's work item in the Toeplitz kernels: an index enumerating (n*K + k, depth chunk, row tile, column tile),
+// column tile fastest (grid.x; v11 walks the indices of several); `Plan` is the launching variant's tile plan (it has
+// col_tiles, row_tiles, depth_chunks).
+struct TileIndex {
+  int64_t col_tile, row_tile, depth_chunk, n, k;
+};
+template <typename Plan>
+__host__ __device__ __forceinline__ TileIndex tile_index(const Geometry& g, const Plan& plan, int64_t cta) {
+  const int64_t col_tile = cta % plan.col_tiles;
+  cta /= plan.col_tiles;
+  const int64_t row_tile = cta % plan.row_tiles;
+  cta /= plan.row_tiles;
+  return {col_tile, row_tile, cta % plan.depth_chunks, cta / plan.depth_chunks / g.K, cta / plan.depth_chunks % g.K};
+}
+
 template <typename E>
 struct ChannelTile {
   int64_t col_tile, row_tile, depth_chunk, n, k;
@@ -172,14 +185,9 @@ struct ChannelTile {
 
 template <typename E, typename Plan>
 __device__ __forceinline__ ChannelTile<E> channel_tile(const Geometry& g, const Plan& plan, const uint16_t* x,
-                                                       const uint16_t* w, const E* bias, E* y) {
-  int64_t cta = blockIdx.x;
-  const int64_t col_tile = cta % plan.col_tiles;
-  cta /= plan.col_tiles;
-  const int64_t row_tile = cta % plan.row_tiles;
-  cta /= plan.row_tiles;
-  const int64_t depth_chunk = cta % plan.depth_chunks;
-  const int64_t n = cta / plan.depth_chunks / g.K, k = cta / plan.depth_chunks % g.K;
+                                                       const uint16_t* w, const E* bias, E* y,
+                                                       int64_t cta = blockIdx.x) {
+  const auto [col_tile, row_tile, depth_chunk, n, k] = tile_index(g, plan, cta);
   return {col_tile, row_tile, depth_chunk, n, k, x + n * g.xs[0] + k / g.multiplier * g.xs[1], w + k * g.ws[0],
           y + n * g.ys[0] + k * g.ys[1], bias ? to_float(bias[k]) : 0.f};
 }

@@ -25,11 +25,14 @@
 namespace kforge::depthwise::pipelined {
 namespace {
 
-// Tile geometry for row_units x col_units units; units == 0 when the slice ring does not fit `smem_budget` (or, for
-// TMA boxes, a slice is wider or taller than 256).
-Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units, int64_t smem_budget, bool tma) {
+// Tile geometry for row_units x col_units units; units == 0 when the slice ring and the B fragments do not fit the
+// policy's smem_budget (or, for TMA boxes, a slice is wider or taller than 256).
+Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units, const Policy& policy) {
+  const int64_t smem_budget = policy.smem_budget;
+  const bool tma = policy.tma;
   Plan plan;
   plan.P = P;
+  plan.b_buffers = policy.persistent ? 2 : 1;
   plan.col_units = col_units;
   plan.row_units = row_units;
   // cp.async copies 16-byte chunks and a TMA box must start on one, so staged column 0 is a multiple of 8 input
@@ -42,7 +45,7 @@ Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units, int64_
   // In double first: absurd strides or dilations must refuse, not overflow.
   const double rows_needed = double(row_units - 1) * P * p.stride[1] + double(P * steps - 1) * p.dilation[1] + 1;
   // TMA destinations are 128-byte aligned: up to 64 elements of rounding per stage.
-  const double b_bytes = double(p.T) * steps * 32 * sizeof(uint2) + (tma ? kStages * 128 : 0);
+  const double b_bytes = double(plan.b_buffers) * p.T * steps * 32 * sizeof(uint2) + (tma ? kStages * 128 : 0);
   if (rows_needed * plan.cols_in * 2 * kStages + b_bytes > smem_budget) return plan;
   if (tma && (rows_needed > 256 || plan.cols_in > 256)) return plan;
   const int64_t rows_in = static_cast<int64_t>(rows_needed);
@@ -90,7 +93,9 @@ int64_t a_load_wavefronts(const Plan& plan) {
 
 // The largest balanced tile (whole rows of units first) whose slice ring fits, and the depth chunks per channel
 // tile that minimize the slices the busiest of `sm_count` SMs streams (0: one chunk). A chunk of L outputs streams
-// L + T - 1 slices, so splitting only pays when the CTAs would leave SMs idle.
+// L + T - 1 slices, so splitting only pays when the CTAs would leave SMs idle. v11 (persistent) instead splits the
+// tiles x Do outputs evenly over ctas_per_sm CTAs per SM (CtaWork), shares of at least 8 (T - 1) outputs, so that a
+// segment's T - 1 extra slices cost at most an eighth of it.
 Plan plan_for(const ConvProblem& p, int64_t sm_count, const Policy& policy) {
   const int shift = static_cast<int>(p.pad_lo[2] % 2);
   const int P = p.Ho >= 2 && p.stride[1] == p.dilation[1] && p.S <= RowPacking<2>::max_filter_width(shift) ? 2 : 1;
@@ -104,7 +109,7 @@ Plan plan_for(const ConvProblem& p, int64_t sm_count, const Policy& policy) {
   Plan plan;
   for (;;) {
     row_units = ceil_div(down, ceil_div(down, row_units));  // same tile count, evenly split
-    plan = tile_plan(p, P, static_cast<int>(row_units), static_cast<int>(col_units), policy.smem_budget, policy.tma);
+    plan = tile_plan(p, P, static_cast<int>(row_units), static_cast<int>(col_units), policy);
     if (plan.units > 0) break;
     if (row_units > 1) {
       row_units = ceil_div(row_units, 2);
@@ -118,12 +123,20 @@ Plan plan_for(const ConvProblem& p, int64_t sm_count, const Policy& policy) {
   plan.col_tiles = ceil_div(across, col_units);
   const int64_t ctas = p.N * p.K * plan.row_tiles * plan.col_tiles;
   plan.chunk_depths = p.Do;
+  if (policy.persistent) {
+    plan.depth_chunks = 1;
+    plan.items = ctas * p.Do;
+    const int64_t slots = policy.ctas_per_sm * std::max<int64_t>(sm_count, 1);
+    plan.ctas = std::max<int64_t>(1, std::min(slots, plan.items / std::max<int64_t>(4, 8 * (p.T - 1))));
+    return plan;
+  }
   for (int64_t chunks = 2; sm_count > 0 && chunks <= std::min<int64_t>(p.Do, 64); ++chunks) {
     const int64_t length = ceil_div(p.Do, chunks), best = plan.chunk_depths;
     const auto busiest = [&](int64_t len) { return ceil_div(ctas * ceil_div(p.Do, len), sm_count) * (len + p.T - 1); };
     if (busiest(length) < busiest(best)) plan.chunk_depths = length;
   }
   plan.depth_chunks = ceil_div(p.Do, plan.chunk_depths);
+  plan.ctas = ctas * plan.depth_chunks;
   return plan;
 }
 
@@ -177,8 +190,7 @@ std::string pipelined_refusal(const ConvProblem& p, PolicyId policy) {
            std::to_string(p.stride[1]) + ", dilation_h=" + std::to_string(p.dilation[1]) +
            ", R=" + std::to_string(p.R) + " need more";
   }
-  const int64_t ctas = p.N * p.K * plan.depth_chunks * plan.row_tiles * plan.col_tiles;
-  if (ctas > 0x7fffffff) return "expected at most 2^31-1 CTAs, but the problem needs " + std::to_string(ctas);
+  if (plan.ctas > 0x7fffffff) return "expected at most 2^31-1 CTAs, but the problem needs " + std::to_string(plan.ctas);
   return "";
 }
 

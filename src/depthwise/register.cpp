@@ -50,6 +50,11 @@ void register_depthwise_variants(Registry& r) {
          "v9 without a CTA barrier per slice: each stage has an 'empty' mbarrier the warps arrive on and only the "
          "producer waits on, so warps with fewer M-tiles and stalled warps no longer hold the others (sm_90)",
          v10_mma_decoupled_accepts, v10_mma_decoupled_launch, "src/depthwise/dw_v10_mma_decoupled.cu"});
+  r.add({"dw_v11_mma_persistent", "depthwise",
+         "v9 with 2 CTAs per SM, each streaming an equal share of the (channel tile, output depth) sequence: no "
+         "partial last round, and the TMA producer loads the next channel's first slices under this one's last MMAs "
+         "(sm_90)",
+         v11_mma_persistent_accepts, v11_mma_persistent_launch, "src/depthwise/dw_v11_mma_persistent.cu"});
 }
 
 // The rule, from the measurements in NOTES.md (H200): v9 where no output depth needs depth padding (v8/v9 multiply

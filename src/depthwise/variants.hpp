@@ -47,4 +47,7 @@ void v9_mma_tma_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
 std::string v10_mma_decoupled_accepts(const ConvProblem& p);
 void v10_mma_decoupled_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
 
+std::string v11_mma_persistent_accepts(const ConvProblem& p);
+void v11_mma_persistent_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
 }  // namespace kforge::depthwise

@@ -13,22 +13,8 @@
 namespace kforge {
 namespace {
 
-using testing::dense_view;
+using testing::depthwise_problem;
 using testing::params_of;
-
-// A depthwise problem (groups = C, K = m*C) of spatial rank input.size(), x/w/y dense in `layout`.
-ConvProblem depthwise_problem(int64_t N, int64_t C, int64_t m, const std::vector<int64_t>& input,
-                              const std::vector<int64_t>& kernel, ConvParams params, DType dtype, Layout layout,
-                              bool bias) {
-  params.groups = C;
-  std::vector<int64_t> xs{N, C}, ws{C * m, 1};
-  xs.insert(xs.end(), input.begin(), input.end());
-  ws.insert(ws.end(), kernel.begin(), kernel.end());
-  const TensorView x = dense_view(xs, dtype, layout), w = dense_view(ws, dtype, layout);
-  const TensorView b = TensorView::contiguous(nullptr, dtype, {C * m});
-  const TensorView y = dense_view(conv_output_sizes(x, w, params), dtype, layout);
-  return make_problem(x, w, bias ? &b : nullptr, &y, params);
-}
 
 // ~40 random 3D shapes (fixed seed), each in both layouts and in bf16 and f32. Every spatial dimension is drawn
 // until the dilated filter fits the padded input; shapes above kMaxMacs multiply-adds are redrawn so the CPU

@@ -1,0 +1,116 @@
+// The pipelined depthwise kernels' work split, on the CPU: CtaWork's segments (what every CTA streams) against the
+// plan, for v9's one-chunk-per-CTA grid and v11's persistent shares. The kernel's TMA producer assumes that a CTA's
+// segments after its first start at output depth 0 of the next tile, so that is checked too.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "depthwise/dw_pipelined_common.cuh"
+#include "variant_check.hpp"
+
+namespace kforge {
+namespace {
+
+using namespace depthwise::pipelined;
+using testing::depthwise_problem;
+using testing::params_of;
+
+// Every CTA's segments, in order.
+std::vector<std::vector<Segment>> segments_by_cta(const Plan& plan, int64_t Do, bool persistent) {
+  std::vector<std::vector<Segment>> out(plan.ctas);
+  for (int64_t cta = 0; cta < plan.ctas; ++cta) {
+    if (!persistent) {
+      out[cta].push_back(CtaWork::only_segment(plan, Do, cta));
+      continue;
+    }
+    CtaWork work(plan, Do, cta, true);
+    while (!work.done()) {
+      const Segment s = work.segment(Do);
+      out[cta].push_back(s);
+      work.advance(s);
+    }
+  }
+  return out;
+}
+
+// The segments cover every (tile, output depth) item exactly once, each inside one tile, none empty.
+void expect_exact_cover(const std::vector<std::vector<Segment>>& segments, int64_t tiles, int64_t Do) {
+  std::vector<int> seen(tiles * Do, 0);
+  for (const auto& cta : segments) {
+    ASSERT_FALSE(cta.empty()) << "a CTA without work";
+    for (const Segment& s : cta) {
+      ASSERT_GT(s.outputs, 0);
+      ASSERT_LE(s.o0 + s.outputs, Do) << "a segment crosses a tile end";
+      for (int o = 0; o < s.outputs; ++o) ++seen[s.cta * Do + s.o0 + o];
+    }
+  }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), tiles * Do) << "an item is missed or streamed twice";
+}
+
+const ConvParams kSame = params_of({1}, {1, 2, 2}, {}, {1});
+
+TEST(DepthwisePipelinedWork, PersistentSharesCoverEveryOutputOnceAndBalance) {
+  struct Case {
+    ConvProblem p;
+    int64_t sms;
+  };
+  const std::vector<Case> cases = {
+      {depthwise_problem(1, 512, 1, {61, 45, 80}, {3, 5, 5}, params_of({1}, {0, 2, 2}, {}, {1}), DType::bf16,
+                         Layout::ncdhw, true),
+       132},  // evokernel: 512 channels x 59 depths over 264 CTAs
+      {depthwise_problem(2, 600, 1, {12, 8, 8}, {3, 3, 3}, kSame, DType::bf16, Layout::ncdhw, true), 132},
+      {depthwise_problem(1, 2, 1, {3, 150, 400}, {1, 3, 3}, kSame, DType::bf16, Layout::ncdhw, true), 132},  // tiles
+      {depthwise_problem(1, 3, 2, {9, 16, 16}, {3, 3, 3}, kSame, DType::bf16, Layout::ncdhw, false), 7},  // 7 SMs
+      {depthwise_problem(1, 1, 1, {4, 8, 8}, {1, 3, 3}, kSame, DType::bf16, Layout::ncdhw, false), 132},    // 1 CTA
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.p.key());
+    const Policy policy = policy_of(PolicyId::v11_persistent);
+    const Plan plan = plan_for(c.p, c.sms, policy);
+    ASSERT_GT(plan.units, 0);
+    ASSERT_EQ(plan.depth_chunks, 1);
+    const int64_t tiles = c.p.N * c.p.K * plan.row_tiles * plan.col_tiles;
+    EXPECT_EQ(plan.items, tiles * c.p.Do);
+    EXPECT_LE(plan.ctas, policy.ctas_per_sm * c.sms);
+    const auto segments = segments_by_cta(plan, c.p.Do, true);
+    expect_exact_cover(segments, tiles, c.p.Do);
+    int64_t least = plan.items, most = 0;
+    for (const auto& cta : segments) {
+      int64_t outputs = 0;
+      for (size_t i = 0; i < cta.size(); ++i) {
+        outputs += cta[i].outputs;
+        if (i > 0) {  // the producer's walk: the next tile, from depth 0
+          EXPECT_EQ(cta[i].cta, cta[i - 1].cta + 1);
+          EXPECT_EQ(cta[i].o0, 0);
+        }
+      }
+      least = std::min(least, outputs), most = std::max(most, outputs);
+    }
+    EXPECT_LE(most - least, 1) << "shares differ by more than one output";
+    EXPECT_GE(least, std::min<int64_t>(plan.items, 8 * (c.p.T - 1))) << "a share below the 8 (T - 1) floor";
+  }
+}
+
+TEST(DepthwisePipelinedWork, OneChunkPerCtaCoversEveryOutputOnce) {
+  // Depth chunks (few channels on many SMs) and several tiles per plane.
+  for (const ConvProblem& p :
+       {depthwise_problem(1, 4, 1, {64, 20, 24}, {3, 3, 3}, kSame, DType::bf16, Layout::ncdhw, true),
+        depthwise_problem(1, 2, 1, {3, 150, 400}, {1, 3, 3}, kSame, DType::bf16, Layout::ncdhw, true)}) {
+    SCOPED_TRACE(p.key());
+    const Plan plan = plan_for(p, 132, policy_of(PolicyId::v9_tma));
+    ASSERT_GT(plan.units, 0);
+    const int64_t tiles = p.N * p.K * plan.row_tiles * plan.col_tiles;
+    EXPECT_EQ(plan.ctas, tiles * plan.depth_chunks);
+    // Grid indices enumerate (channel, depth chunk, tile); a segment's cta is that index, so map it back to a tile.
+    auto segments = segments_by_cta(plan, p.Do, false);
+    const int64_t per_chunk = plan.row_tiles * plan.col_tiles;
+    for (auto& cta : segments) {
+      for (Segment& s : cta) s.cta = s.cta / (per_chunk * plan.depth_chunks) * per_chunk + s.cta % per_chunk;
+    }
+    expect_exact_cover(segments, tiles, p.Do);
+  }
+}
+
+}  // namespace
+}  // namespace kforge
