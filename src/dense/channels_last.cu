@@ -65,6 +65,45 @@ transpose_pad_kernel(const Bits16* __restrict__ src, Bits16* __restrict__ dst, i
   }
 }
 
+// transpose_pad's case cols < kTile with packed rows (src_row_stride == cols): the filter's KCTRS -> KTRSC, where
+// cols = T*R*S (27 for 3x3x3). There 64x64 tiles would be mostly empty and 16-byte reads impossible (rows of 27
+// elements do not start on 16 bytes), and that scalar path measured ~0.1 TB/s (ltx_upsampler's 226 MB filter:
+// 0.75 ms of its NCDHW time). Here a CTA reads a band of kTile rows, kTile * cols contiguous elements, into shared
+// memory (16 bytes at a time when the batch starts on 16 bytes) and writes the band's column j as dst row j's
+// kTile elements, 16 bytes at a time.
+template <bool kVectors>
+__global__ void __launch_bounds__(kTransposeThreads)
+transpose_narrow_kernel(const Bits16* __restrict__ src, Bits16* __restrict__ dst, int64_t batches, int64_t rows,
+                        int64_t rows_padded, int cols, int64_t src_batch_stride, int64_t dst_batch_stride,
+                        int64_t dst_row_stride) {
+  __shared__ alignas(16) Bits16 band[kTile * kTile];  // kTile rows of cols < kTile elements, packed
+  const int64_t bands = (rows_padded + kTile - 1) / kTile;
+  for (int64_t t = blockIdx.x; t < batches * bands; t += gridDim.x) {
+    const int64_t b = t / bands, i0 = t % bands * kTile;
+    const int band_rows = static_cast<int>(std::clamp<int64_t>(rows - i0, 0, kTile));
+    const Bits16* from = src + b * src_batch_stride + i0 * cols;  // 16-byte aligned when kVectors (kTile % 8 == 0)
+    const int n = band_rows * cols, vectors = kVectors ? n / 8 : 0;
+    for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
+      reinterpret_cast<uint4*>(band)[v] = reinterpret_cast<const uint4*>(from)[v];
+    }
+    for (int e = 8 * vectors + threadIdx.x; e < n; e += blockDim.x) band[e] = from[e];
+    __syncthreads();
+    for (int v = threadIdx.x; v < cols * (kTile / 8); v += blockDim.x) {
+      const int j = v / (kTile / 8), i = v % (kTile / 8) * 8;
+      alignas(16) Bits16 vals[8];
+      for (int e = 0; e < 8; ++e) vals[e] = i + e < band_rows ? band[(i + e) * cols + j] : Bits16(0);
+      Bits16* to = dst + b * dst_batch_stride + j * dst_row_stride + i0 + i;
+      if (kVectors && i0 + i + 8 <= rows_padded) {
+        *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(vals);
+      } else {
+        for (int e = 0; e < 8; ++e)
+          if (i0 + i + e < rows_padded) to[e] = vals[e];
+      }
+    }
+    __syncthreads();
+  }
+}
+
 bool aligned_for_vectors(const void* p, std::initializer_list<int64_t> strides) {
   if (reinterpret_cast<uintptr_t>(p) % 16 != 0) return false;
   return std::all_of(strides.begin(), strides.end(), [](int64_t s) { return s % 8 == 0; });
@@ -73,6 +112,19 @@ bool aligned_for_vectors(const void* p, std::initializer_list<int64_t> strides) 
 void transpose_pad(const void* src, void* dst, int64_t batches, int64_t rows, int64_t rows_padded, int64_t cols,
                    int64_t src_batch_stride, int64_t src_row_stride, int64_t dst_batch_stride, int64_t dst_row_stride,
                    cudaStream_t s) {
+  if (cols < kTile && src_row_stride == cols) {
+    const int64_t bands = batches * ((rows_padded + kTile - 1) / kTile);
+    const bool vectors = aligned_for_vectors(src, {src_batch_stride}) &&
+                         aligned_for_vectors(dst, {dst_batch_stride, dst_row_stride});
+    const unsigned grid = unsigned(std::min<int64_t>(bands, 132 * 16));  // the kernel loops over the rest
+    auto launch = [&](auto kernel) {
+      kernel<<<grid, kTransposeThreads, 0, s>>>(static_cast<const Bits16*>(src), static_cast<Bits16*>(dst), batches,
+                                                rows, rows_padded, static_cast<int>(cols), src_batch_stride,
+                                                dst_batch_stride, dst_row_stride);
+      KF_LAUNCH_CHECK();
+    };
+    return vectors ? launch(transpose_narrow_kernel<true>) : launch(transpose_narrow_kernel<false>);
+  }
   const int64_t tiles = ((cols + kTile - 1) / kTile) * ((rows_padded + kTile - 1) / kTile);
   // Enough blocks to fill the GPU several times over; the kernel loops over the rest.
   const int64_t z = std::min<int64_t>(batches, 65535), x = std::clamp<int64_t>(132 * 16 / z, 1, tiles);
@@ -160,21 +212,40 @@ void stage_input(const void* src, void* dst, const std::array<int64_t, 5>& sizes
 
 }  // namespace
 
-ChannelsLastPlan plan_channels_last(const ConvProblem& p) {
+std::string output_order_refusal(const ConvProblem& p, OutputOrder out) {
+  if (out == OutputOrder::ndhwc) return "";
+  const int64_t plane = p.Ho * p.Wo, volume = p.Do * plane;
+  if (p.N != 1) return "writes the NCDHW output of one image (N == 1), but N=" + std::to_string(p.N);
+  const auto& ys = p.y_strides;
+  if (ys[1] != volume || ys[2] != plane || ys[3] != p.Wo || ys[4] != 1)
+    return "writes a packed NCDHW output, but y's strides are not (layout " + std::string(layout_name(p.y_layout())) +
+           ")";
+  if (volume % kChannelAlignment != 0)
+    return "writes NCDHW channels with 16-byte TMA strides: needs Do*Ho*Wo % 8 == 0, but it is " +
+           std::to_string(volume);
+  return "";
+}
+
+ChannelsLastPlan plan_channels_last(const ConvProblem& p, OutputOrder out) {
   KF_CHECK(p.groups == 1 && p.K % kChannelAlignment == 0 && dtype_size(p.dtype) == sizeof(Bits16),
            "channels-last staging: needs groups 1, K % 8 == 0 and 16-bit elements, got " + p.describe());
+  const std::string refusal = output_order_refusal(p, out);
+  KF_CHECK(refusal.empty(), "channels-last staging: the kernel " + refusal);
   ChannelsLastPlan plan;
   plan.inner = p;
   ConvProblem& in = plan.inner;
   in.C = round_up(p.C, kChannelAlignment);
   in.x_strides = channels_last_strides({in.N, in.C, in.D, in.H, in.W});
   in.w_strides = channels_last_strides({in.K, in.C, in.T, in.R, in.S});
-  in.y_strides = channels_last_strides({in.N, in.K, in.Do, in.Ho, in.Wo});
+  // The kernel writes y in place when it writes the caller's order.
+  const bool y_in_place = out == OutputOrder::ncdhw_one_image || p.y_layout() == Layout::ndhwc;
+  in.y_strides = out == OutputOrder::ncdhw_one_image ? p.y_strides
+                                                     : channels_last_strides({in.N, in.K, in.Do, in.Ho, in.Wo});
   const bool padded = in.C != p.C;
   const size_t e = dtype_size(p.dtype);
   plan.stage_x = padded || p.x_layout() != Layout::ndhwc;
   plan.stage_w = padded || p.w_layout() != Layout::ndhwc;
-  plan.stage_y = p.y_layout() != Layout::ndhwc;
+  plan.stage_y = !y_in_place;
   // Rounded to 256 bytes so every staged tensor starts TMA-aligned.
   if (plan.stage_x) plan.x_bytes = round_up(in.x_numel() * e, 256);
   if (plan.stage_w) plan.w_bytes = round_up(in.w_numel() * e, 256);

@@ -3,18 +3,28 @@
 // A problem in any other layout (PyTorch's default NCDHW, strided views) or with C % 8 != 0 runs through a
 // workspace: x -> NDHWC with C padded by zeros, w -> KTRSC padded alike, the kernel writes an NDHWC y, which is
 // copied into the caller's layout. Zero channels add nothing to the sums, so the result is the same function.
+// Kernels whose epilogue writes one image's NCDHW y directly (OutputOrder::ncdhw_one_image) skip y's staging.
 // NCDHW <-> NDHWC go through a tiled transpose (coalesced on both sides); other strides through a gather.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <string>
 
 #include "dispatch/registry.hpp"
 
 namespace kforge::dense {
 
 constexpr int64_t kChannelAlignment = 8;
+
+// The order a kernel's epilogue writes y in: NDHWC (row-major [M, K]), or the NCDHW of a single image (column-major
+// [M, K] with M = Do*Ho*Wo).
+enum class OutputOrder { ndhwc, ncdhw_one_image };
+
+// "" when a kernel writing `out` can write p's y in place: always for NDHWC (y is staged when it is not NDHWC);
+// for ncdhw_one_image, N == 1, a packed NCDHW y and Do*Ho*Wo % 8 == 0 (16-byte TMA strides), else why not.
+std::string output_order_refusal(const ConvProblem& p, OutputOrder out);
 
 struct ChannelsLastPlan {
   ConvProblem inner;            // what the kernel runs: packed NDHWC x (C padded), KTRSC w, NDHWC y
@@ -23,8 +33,9 @@ struct ChannelsLastPlan {
   size_t staging_bytes() const { return x_bytes + w_bytes + y_bytes; }
 };
 
-// The plan for `p` (groups == 1; K must already be a multiple of 8: the output is never padded).
-ChannelsLastPlan plan_channels_last(const ConvProblem& p);
+// The plan for `p` (groups == 1; K must already be a multiple of 8: the output is never padded) and a kernel writing
+// y in `out` order (output_order_refusal(p, out) must be "").
+ChannelsLastPlan plan_channels_last(const ConvProblem& p, OutputOrder out = OutputOrder::ndhwc);
 
 // Device pointers of the inner problem; `staging` holds plan.staging_bytes(). stage_inputs() copies x and w
 // where the plan says so; finish_output() copies the staged y into the caller's y.

@@ -10,7 +10,7 @@ Variant v1_cutlass_as_shipped() {
                                    cute::Shape<cute::_2, cute::_1, cute::_1>>;
   return sm90::make_variant<Conv>(
       "dense_v1_cutlass_128x128x64", "CUTLASS 4.2 ConvUniversal as shipped: TMA im2col + wgmma, non-persistent",
-      "src/dense/dense_v1_cutlass_128x128x64.cu",
+      "src/dense/dense_v1_cutlass_128x128x64.cu", OutputOrder::ndhwc,
       [](const ConvProblem& in, const void* x, const void* w, const void* b, void* y,
          const cutlass::KernelHardwareInfo& hw) { return sm90::as_shipped_arguments<Conv>(in, x, w, b, y, hw);
       });

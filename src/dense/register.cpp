@@ -1,4 +1,5 @@
 // Registers the dense family and states its dispatch rule.
+#include "dense/channels_last.hpp"
 #include "dense/variants.hpp"
 #include "dispatch/tune_cache.hpp"
 
@@ -21,6 +22,8 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v7_persistent_256x96x64());
   r.add(dense::v8_pingpong_128x128x64());
   r.add(dense::v9_persistent_128x192x64());
+  r.add(dense::v10_persistent_256x128x64_ncdhw());
+  r.add(dense::v11_persistent_128x256x64_c2x1_ncdhw());
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {
@@ -40,19 +43,30 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   const int64_t k_blocks = (p.C + 63) / 64 * p.T * p.R * p.S;
   const int64_t big_tiles = (m + 255) / 256 * ((p.K + 127) / 128);
   const int64_t sms = 132;  // H100 SXM / H200: the rule was fitted there (the autotune cache covers the rest)
-  const char* first = p.C <= 16                                    ? "dense_v6_persistent_256x128x16"
-                      : k_blocks <= 8 || big_tiles < 2 * sms       ? "dense_v8_pingpong_128x128x64"
-                      : p.K <= 96                                  ? "dense_v7_persistent_256x96x64"
-                      : p.K <= 128                                 ? "dense_v3_persistent_256x128x64"
-                      : p.K % 192 == 0 && p.K % 256 != 0           ? "dense_v9_persistent_128x192x64"
-                                                                   : "dense_v4_persistent_128x256x64_c2x1";
-  for (const char* name : {first, "dense_v4_persistent_128x256x64_c2x1", "dense_v3_persistent_256x128x64",
-                           "dense_v0_direct"}) {
+  const std::string tile = p.C <= 16                               ? "dense_v6_persistent_256x128x16"
+                           : k_blocks <= 8 || big_tiles < 2 * sms ? "dense_v8_pingpong_128x128x64"
+                           : p.K <= 96                            ? "dense_v7_persistent_256x96x64"
+                           : p.K <= 128                           ? "dense_v3_persistent_256x128x64"
+                           : p.K % 192 == 0 && p.K % 256 != 0     ? "dense_v9_persistent_128x192x64"
+                                                                  : "dense_v4_persistent_128x256x64_c2x1";
+  // One image's packed NCDHW output (PyTorch's default): the kernels that write it directly spare 2|y| bytes of
+  // staging (NOTES.md, 00:06 UTC: 256x128 direct beat staging + v3 or v8 on every such case, c512_k111 0.341 vs
+  // 0.457 ms, and staging + v6 on the pointwise cog_spatialnorm, 0.460 vs 0.881), but not the 96- and 192-wide N
+  // tiles (wan21) nor the 16-wide K tile over several taps (c3_stem): those keep staging y.
+  const bool ncdhw_out = dense::output_order_refusal(p, dense::OutputOrder::ncdhw_one_image).empty();
+  const bool direct_256x128 = tile == "dense_v3_persistent_256x128x64" || tile == "dense_v8_pingpong_128x128x64" ||
+                              (tile == "dense_v6_persistent_256x128x16" && p.T * p.R * p.S == 1);
+  std::string first = tile;
+  if (ncdhw_out && direct_256x128) first = "dense_v10_persistent_256x128x64_ncdhw";
+  if (ncdhw_out && tile == "dense_v4_persistent_128x256x64_c2x1") first = "dense_v11_persistent_128x256x64_c2x1_ncdhw";
+  for (const std::string name : {first, std::string("dense_v4_persistent_128x256x64_c2x1"),
+                                  std::string("dense_v3_persistent_256x128x64"), std::string("dense_v0_direct")}) {
     const Variant* v = reg.find(name);
     if (v && v->accepts(p).empty()) {
-      const char* rule = name == std::string(first)
-                             ? "tile rule: K tile 16 when C <= 16, ping-pong 128x128 for short K loops or small grids, else "
-                               "the N tile with the least padding (96, 128, 192) or 128x256 in 2x1 clusters"
+      const char* rule = name == first
+                             ? "tile rule: K tile 16 when C <= 16, ping-pong 128x128 for short K loops or small grids, "
+                               "else the N tile with the least padding (96, 128, 192) or 128x256 in 2x1 clusters; "
+                               "one image's NCDHW y written directly by the 256x128 or 128x256 tile"
                              : "the preferred tile refuses this problem; next accepting variant";
       if (why) *why = std::string(rule) + " (" + autotune + ")";
       return v;

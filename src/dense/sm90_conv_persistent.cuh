@@ -6,7 +6,8 @@
 // persistent GEMM kernel (cooperative or ping-pong; persistent or stream-K tile scheduler), through
 // `ConvMainloopAdapter`, which lets the GEMM kernel see the linearized problem (M = N*Do*Ho*Wo, N = K,
 // K = (C,S,R,T)) while the TMA descriptors are still built from the conv geometry. The epilogue is the GEMM TMA
-// epilogue on the row-major [M, K] view of an NDHWC output, with the bias fused.
+// epilogue on the row-major [M, K] view of an NDHWC output, with the bias fused; or (LayoutD = ColumnMajor) on the
+// column-major [M, K] view of one image's NCDHW output, which spares that layout the staging of y.
 #pragma once
 
 // First: cute before the CUTLASS conv headers, which use it without including it.
@@ -17,6 +18,7 @@
 #include <cutlass/conv/detail.hpp>
 #include <cutlass/gemm/device/gemm_universal_adapter.h>
 #include <cutlass/gemm/kernel/gemm_universal.hpp>
+#include <type_traits>
 
 
 namespace kforge::dense::sm90 {
@@ -97,13 +99,17 @@ struct EpilogueScheduleFor<cutlass::gemm::KernelTmaWarpSpecializedPingpong> {
   using MmaWarpGroups = cute::Layout<Shape<_1, _1, _1>>;  // each consumer warpgroup owns a whole tile, alternating
 };
 
-template <class TileShape, class ClusterShape, class KernelSchedule, class TileSchedulerTag>
+template <class TileShape, class ClusterShape, class KernelSchedule, class TileSchedulerTag,
+          class LayoutD = cutlass::layout::RowMajor>
 struct PersistentConv {
+  // Where y goes: NDHWC (row-major [M, K]) or, for one image, NCDHW (column-major [M, K]).
+  static constexpr OutputOrder kOutput =
+      std::is_same_v<LayoutD, cutlass::layout::ColumnMajor> ? OutputOrder::ncdhw_one_image : OutputOrder::ndhwc;
   using EpiSchedule = EpilogueScheduleFor<KernelSchedule>;
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
       cutlass::epilogue::collective::EpilogueTileAuto, Accumulator, Accumulator,
-      void, cutlass::layout::RowMajor, kAlignment, Element, cutlass::layout::RowMajor, kAlignment,
+      void, LayoutD, kAlignment, Element, LayoutD, kAlignment,
       typename EpiSchedule::type, BiasFusion>::CollectiveOp;
 
   // Shared memory left for the mainloop: the epilogue's buffers and the persistent kernel's scheduler/barrier
@@ -149,7 +155,11 @@ typename Conv::Device::Arguments persistent_arguments(const ConvProblem& in, con
   const LinearProblemShape mnkl = linear_problem_shape(shape);
   typename Kernel::EpilogueArguments epi{};
   const int64_t m = cute::get<0>(mnkl);
-  epi.dD = cute::make_stride(in.K, cute::_1{}, m * in.K);  // NDHWC output = row-major [M, K]
+  if constexpr (Conv::kOutput == OutputOrder::ncdhw_one_image) {
+    epi.dD = cute::make_stride(cute::_1{}, m, m * in.K);  // NCDHW output of N = 1: column-major [M, K]
+  } else {
+    epi.dD = cute::make_stride(in.K, cute::_1{}, m * in.K);  // NDHWC output = row-major [M, K]
+  }
   epi.dC = epi.dD;
   epi.ptr_D = static_cast<Element*>(y);
   epi.thread.bias_ptr = static_cast<const Element*>(bias);
@@ -164,7 +174,7 @@ typename Conv::Device::Arguments persistent_arguments(const ConvProblem& in, con
 
 template <class Conv>
 Variant persistent_variant(std::string name, std::string idea, std::string source, ScheduleOptions opt = {}) {
-  return make_variant<Conv>(std::move(name), std::move(idea), std::move(source),
+  return make_variant<Conv>(std::move(name), std::move(idea), std::move(source), Conv::kOutput,
                             [opt](const ConvProblem& in, const void* x, const void* w, const void* b, void* y,
                                   const cutlass::KernelHardwareInfo& hw) {
                               return persistent_arguments<Conv>(in, x, w, b, y, hw, opt);

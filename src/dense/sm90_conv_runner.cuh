@@ -38,16 +38,19 @@ inline cutlass::KernelHardwareInfo hardware_info() {
 // Placeholder device addresses for can_implement before any tensor exists: TMA-aligned, never dereferenced.
 inline const Element* aligned_placeholder() { return reinterpret_cast<const Element*>(uintptr_t{1} << 20); }
 
-// Registry glue shared by every instantiation: `arguments(inner, x, w, bias, y, hw)` builds Conv's arguments.
-// accepts() runs without a GPU (CPU tests, `kforge list`), so it passes an empty hardware description.
+// Registry glue shared by every instantiation: `arguments(inner, x, w, bias, y, hw)` builds Conv's arguments;
+// `out`: the order its epilogue writes y in. accepts() runs without a GPU (CPU tests, `kforge list`), so it passes
+// an empty hardware description.
 template <class Conv, class MakeArguments>
-Variant make_variant(std::string name, std::string idea, std::string source, MakeArguments arguments) {
-  auto accepts = [arguments](const ConvProblem& p) -> std::string {
+Variant make_variant(std::string name, std::string idea, std::string source, OutputOrder out,
+                     MakeArguments arguments) {
+  auto accepts = [arguments, out](const ConvProblem& p) -> std::string {
     if (p.dtype != DType::bf16) return "bf16 only (got " + std::string(dtype_name(p.dtype)) + ")";
     if (std::string why = sm90a_refusal(); !why.empty()) return why;
     if (p.groups != 1) return "groups == 1 only (got " + std::to_string(p.groups) + ")";
     if (p.K % kChannelAlignment != 0) return "K % 8 != 0 (the output is not staged for padding)";
-    const ChannelsLastPlan plan = plan_channels_last(p);
+    if (std::string why = output_order_refusal(p, out); !why.empty()) return why;
+    const ChannelsLastPlan plan = plan_channels_last(p, out);
     const ConvProblem& in = plan.inner;
     constexpr int64_t int_max = std::numeric_limits<int>::max();
     for (int64_t v : {in.N, in.C, in.K, in.D, in.H, in.W, in.N * in.Do * in.Ho * in.Wo, in.C * in.T * in.R * in.S})
@@ -62,14 +65,14 @@ Variant make_variant(std::string name, std::string idea, std::string source, Mak
       return "CUTLASS can_implement refuses it (im2col TMA corner range, alignment or tile limits)";
     return "";
   };
-  auto workspace = [arguments](const ConvProblem& p) -> size_t {
-    const ChannelsLastPlan plan = plan_channels_last(p);
+  auto workspace = [arguments, out](const ConvProblem& p) -> size_t {
+    const ChannelsLastPlan plan = plan_channels_last(p, out);
     const auto args = arguments(plan.inner, aligned_placeholder(), aligned_placeholder(), nullptr,
                                 const_cast<Element*>(aligned_placeholder()), hardware_info());
     return plan.staging_bytes() + (Conv::Device::get_workspace_size(args) + 255) / 256 * 256;
   };
-  auto launch = [arguments](const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
-    const ChannelsLastPlan plan = plan_channels_last(p);
+  auto launch = [arguments, out](const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
+    const ChannelsLastPlan plan = plan_channels_last(p, out);
     const StagedArgs staged = stage_inputs(plan, p, a, a.workspace, s);
     auto args = arguments(plan.inner, staged.x, staged.w, a.bias, staged.y, hardware_info());
     void* cutlass_ws = static_cast<char*>(a.workspace) + plan.staging_bytes();

@@ -22,5 +22,7 @@ Variant v6_persistent_256x128x16();
 Variant v7_persistent_256x96x64();
 Variant v8_pingpong_128x128x64();
 Variant v9_persistent_128x192x64();
+Variant v10_persistent_256x128x64_ncdhw();
+Variant v11_persistent_128x256x64_c2x1_ncdhw();
 
 }  // namespace kforge::dense

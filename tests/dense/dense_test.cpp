@@ -64,13 +64,17 @@ TEST(Dense, EveryVariantMatchesReference) {
 // ---- CPU ----
 
 bool is_tensor_core_variant(const Variant& v) { return v.name != "dense_v0_direct"; }
+bool writes_ncdhw(const Variant& v) { return v.name.ends_with("_ncdhw"); }
 
 TEST(DenseAccepts, TensorCoreVariantsStateTheirLimits) {
   const ConvParams same1 = params_of({1}, {1}, {}, {1});
   ConvParams grouped = same1;
   grouped.groups = 2;
-  const ConvProblem ok_ncdhw = dense_problem(1, 3, 32, {5, 17, 19}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  // Do*Ho*Wo = 5*16*19, a multiple of 8: the NCDHW-writing kernel's TMA strides.
+  const ConvProblem ok_ncdhw = dense_problem(1, 3, 32, {5, 16, 19}, {3, 3, 3}, same1, Layout::ncdhw, true);
   const ConvProblem ok_ndhwc = dense_problem(1, 64, 64, {6, 10, 12}, {3, 3, 3}, same1, Layout::ndhwc, false);
+  const ConvProblem two_images = dense_problem(2, 16, 32, {4, 6, 8}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  const ConvProblem odd_volume = dense_problem(1, 16, 32, {5, 17, 19}, {3, 3, 3}, same1, Layout::ncdhw, true);
   const ConvProblem f16 = dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16);
   const ConvProblem groups = dense_problem(1, 16, 16, {4, 6, 7}, {3, 3, 3}, grouped, Layout::ndhwc, true);
   const ConvProblem odd_k = dense_problem(1, 16, 20, {4, 6, 7}, {3, 3, 3}, same1, Layout::ndhwc, true);
@@ -79,7 +83,14 @@ TEST(DenseAccepts, TensorCoreVariantsStateTheirLimits) {
     if (!is_tensor_core_variant(*v)) continue;
     ++checked;
     EXPECT_EQ(v->accepts(ok_ncdhw), "") << v->name;
-    EXPECT_EQ(v->accepts(ok_ndhwc), "") << v->name;
+    if (writes_ncdhw(*v)) {  // one image's packed NCDHW y only
+      EXPECT_NE(v->accepts(ok_ndhwc).find("packed NCDHW"), std::string::npos) << v->accepts(ok_ndhwc);
+      EXPECT_NE(v->accepts(two_images).find("N == 1"), std::string::npos) << v->accepts(two_images);
+      EXPECT_NE(v->accepts(odd_volume).find("% 8"), std::string::npos) << v->accepts(odd_volume);
+    } else {
+      EXPECT_EQ(v->accepts(ok_ndhwc), "") << v->name;
+      EXPECT_EQ(v->accepts(two_images), "") << v->name;
+    }
     EXPECT_NE(v->accepts(f16).find("bf16"), std::string::npos) << v->name << ": " << v->accepts(f16);
     EXPECT_NE(v->accepts(groups).find("groups"), std::string::npos) << v->name << ": " << v->accepts(groups);
     EXPECT_NE(v->accepts(odd_k).find("K % 8"), std::string::npos) << v->name << ": " << v->accepts(odd_k);
@@ -92,7 +103,16 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   const ConvParams same1 = params_of({1}, {1}, {}, {1});
   // Grids of >= 2 waves of 256x128 tiles (M = 32*64*64) and long K loops (27 K-blocks): the N tile rule.
   const ConvProblem wide = dense_problem(1, 64, 256, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
-  const ConvProblem narrow = dense_problem(1, 64, 128, {32, 64, 64}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  const ConvProblem narrow = dense_problem(1, 64, 128, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  // PyTorch's default layout, one image: the NCDHW twin of the rule's 256x128 / 128x256 tile (and of the 16-wide K
+  // tile when pointwise); two images, the 96-wide N tile or the stem: the tile rule, y staged.
+  const ConvProblem torch_layout = dense_problem(1, 64, 128, {32, 64, 64}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  const ConvProblem torch_two = dense_problem(2, 64, 128, {32, 64, 64}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  const ConvProblem torch_wide = dense_problem(1, 64, 256, {32, 64, 64}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  const ConvProblem torch_k96 = dense_problem(1, 64, 96, {32, 64, 64}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  const ConvProblem torch_pointwise =
+      dense_problem(1, 16, 128, {8, 48, 72}, {1, 1, 1}, ConvParams{}, Layout::ncdhw, true);
+  const ConvProblem torch_stem = dense_problem(1, 3, 128, {8, 32, 32}, {3, 3, 3}, same1, Layout::ncdhw, true);
   const ConvProblem k96 = dense_problem(1, 64, 96, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
   const ConvProblem k192 = dense_problem(1, 64, 192, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
   // Small grids (M = 6*10*12: one tile) and short K loops (a pointwise conv over 512 channels: 8 K-blocks).
@@ -101,6 +121,12 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   const ConvProblem f16 = dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16);
   EXPECT_EQ(choose_variant(wide).name, "dense_v4_persistent_128x256x64_c2x1");
   EXPECT_EQ(choose_variant(narrow).name, "dense_v3_persistent_256x128x64");
+  EXPECT_EQ(choose_variant(torch_layout).name, "dense_v10_persistent_256x128x64_ncdhw");
+  EXPECT_EQ(choose_variant(torch_two).name, "dense_v3_persistent_256x128x64");
+  EXPECT_EQ(choose_variant(torch_wide).name, "dense_v11_persistent_128x256x64_c2x1_ncdhw");
+  EXPECT_EQ(choose_variant(torch_k96).name, "dense_v7_persistent_256x96x64");  // staged: the 96-wide tile wins
+  EXPECT_EQ(choose_variant(torch_pointwise).name, "dense_v10_persistent_256x128x64_ncdhw");
+  EXPECT_EQ(choose_variant(torch_stem).name, "dense_v6_persistent_256x128x16");
   EXPECT_EQ(choose_variant(k96).name, "dense_v7_persistent_256x96x64");
   EXPECT_EQ(choose_variant(k192).name, "dense_v9_persistent_128x192x64");
   EXPECT_EQ(choose_variant(small).name, "dense_v8_pingpong_128x128x64");
@@ -134,6 +160,15 @@ TEST(ChannelsLastPlan, StagesOnlyWhatTheKernelCannotRead) {
   EXPECT_EQ(padded.w_bytes, size_t(16 * 27 * 8 * 2 + 255) / 256 * 256);
   EXPECT_EQ(padded.inner.x_strides[1], 1);
   EXPECT_EQ(padded.inner.x_strides[4], 8);
+
+  // A kernel that writes one image's NCDHW y: x and w staged, y written in place (the caller's strides).
+  const ConvProblem image = dense_problem(1, 64, 32, {4, 5, 6}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  const dense::ChannelsLastPlan ncdhw_out = dense::plan_channels_last(image, dense::OutputOrder::ncdhw_one_image);
+  EXPECT_TRUE(ncdhw_out.stage_x && ncdhw_out.stage_w);
+  EXPECT_FALSE(ncdhw_out.stage_y);
+  EXPECT_EQ(ncdhw_out.y_bytes, 0u);
+  EXPECT_EQ(ncdhw_out.inner.y_strides, image.y_strides);
+  EXPECT_THROW(dense::plan_channels_last(ncdhw, dense::OutputOrder::ncdhw_one_image), Error);  // N = 2
 }
 
 // The SASS check the issue asks for: the tensor-core kernels use wgmma (HGMMA) and never touch local memory.
