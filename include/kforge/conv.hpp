@@ -43,6 +43,12 @@ struct ConvProblem {
   bool has_bias = false;
   // Element strides of the rank-5 views: x (N,C,D,H,W), w (K,C/groups,T,R,S), y (N,K,Do,Ho,Wo).
   std::array<int64_t, 5> x_strides{}, w_strides{}, y_strides{};
+  // Data pointers that are not 16-byte aligned (views at an odd element offset): kernels that hand a tensor to TMA
+  // in place need 16 bytes. make_problem fills it from the views it is given (no pointer: aligned).
+  struct Unaligned {
+    bool x = false, w = false, bias = false, y = false;
+    bool any() const { return x || w || bias || y; }
+  } unaligned;
 
   KF_HOST_DEVICE int64_t x_numel() const { return N * C * D * H * W; }
   KF_HOST_DEVICE int64_t w_numel() const { return K * (C / groups) * T * R * S; }

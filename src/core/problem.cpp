@@ -1,5 +1,6 @@
 // ConvProblem: validation of user input (PyTorch-style messages) and the quantities derived from it.
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -116,6 +117,11 @@ std::string ConvProblem::key() const {
   // The description is already canonical; output layout is part of the key when it differs from the input's.
   std::string k = describe();
   if (y_layout() != x_layout()) k += std::string(" y:") + layout_name(y_layout());
+  if (unaligned.any()) {
+    k += " unaligned:";
+    for (auto [bad, name] : {std::pair{unaligned.x, "x"}, {unaligned.w, "w"}, {unaligned.bias, "b"}, {unaligned.y, "y"}})
+      if (bad) k += name;
+  }
   return k;
 }
 
@@ -252,6 +258,11 @@ ConvProblem make_problem(const TensorView& x, const TensorView& w, const TensorV
 
   p.x_strides = strides5(x);
   p.w_strides = strides5(w);
+  auto unaligned16 = [](const void* data) { return reinterpret_cast<std::uintptr_t>(data) % 16 != 0; };
+  p.unaligned.x = unaligned16(x.data);
+  p.unaligned.w = unaligned16(w.data);
+  p.unaligned.bias = bias && unaligned16(bias->data);
+  p.unaligned.y = y && unaligned16(y->data);
 
   if (y) {
     if (y->dtype != x.dtype) {

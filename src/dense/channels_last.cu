@@ -223,6 +223,7 @@ std::string output_order_refusal(const ConvProblem& p, OutputOrder out) {
   if (volume % kChannelAlignment != 0)
     return "writes NCDHW channels with 16-byte TMA strides: needs Do*Ho*Wo % 8 == 0, but it is " +
            std::to_string(volume);
+  if (p.unaligned.y) return "writes y in place through TMA, but y's data pointer is not 16-byte aligned";
   return "";
 }
 
@@ -237,14 +238,14 @@ ChannelsLastPlan plan_channels_last(const ConvProblem& p, OutputOrder out) {
   in.C = round_up(p.C, kChannelAlignment);
   in.x_strides = channels_last_strides({in.N, in.C, in.D, in.H, in.W});
   in.w_strides = channels_last_strides({in.K, in.C, in.T, in.R, in.S});
-  // The kernel writes y in place when it writes the caller's order.
-  const bool y_in_place = out == OutputOrder::ncdhw_one_image || p.y_layout() == Layout::ndhwc;
+  // The kernel writes y in place when it writes the caller's order (and TMA can take y's address).
+  const bool y_in_place = out == OutputOrder::ncdhw_one_image || (p.y_layout() == Layout::ndhwc && !p.unaligned.y);
   in.y_strides = out == OutputOrder::ncdhw_one_image ? p.y_strides
                                                      : channels_last_strides({in.N, in.K, in.Do, in.Ho, in.Wo});
   const bool padded = in.C != p.C;
   const size_t e = dtype_size(p.dtype);
-  plan.stage_x = padded || p.x_layout() != Layout::ndhwc;
-  plan.stage_w = padded || p.w_layout() != Layout::ndhwc;
+  plan.stage_x = padded || p.x_layout() != Layout::ndhwc || p.unaligned.x;
+  plan.stage_w = padded || p.w_layout() != Layout::ndhwc || p.unaligned.w;
   plan.stage_y = !y_in_place;
   // Rounded to 256 bytes so every staged tensor starts TMA-aligned.
   if (plan.stage_x) plan.x_bytes = round_up(in.x_numel() * e, 256);

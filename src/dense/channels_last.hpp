@@ -4,6 +4,7 @@
 // workspace: x -> NDHWC with C padded by zeros, w -> KTRSC padded alike, the kernel writes an NDHWC y, which is
 // copied into the caller's layout. Zero channels add nothing to the sums, so the result is the same function.
 // Kernels whose epilogue writes one image's NCDHW y directly (OutputOrder::ncdhw_one_image) skip y's staging.
+// A tensor whose data pointer is not 16-byte aligned (TMA's requirement) is staged whatever its layout.
 // NCDHW <-> NDHWC go through a tiled transpose (coalesced on both sides); other strides through a gather.
 #pragma once
 
@@ -23,7 +24,8 @@ constexpr int64_t kChannelAlignment = 8;
 enum class OutputOrder { ndhwc, ncdhw_one_image };
 
 // "" when a kernel writing `out` can write p's y in place: always for NDHWC (y is staged when it is not NDHWC);
-// for ncdhw_one_image, N == 1, a packed NCDHW y and Do*Ho*Wo % 8 == 0 (16-byte TMA strides), else why not.
+// for ncdhw_one_image, N == 1, a packed NCDHW y, Do*Ho*Wo % 8 == 0 (16-byte TMA strides) and a 16-byte aligned
+// y, else why not.
 std::string output_order_refusal(const ConvProblem& p, OutputOrder out);
 
 struct ChannelsLastPlan {

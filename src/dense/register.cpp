@@ -24,6 +24,12 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v9_persistent_128x192x64());
   r.add(dense::v10_persistent_256x128x64_ncdhw());
   r.add(dense::v11_persistent_128x256x64_c2x1_ncdhw());
+  r.add(dense::v12_pointwise_gemm_128x256x64_ncdhw());
+  r.add(dense::v13_pointwise_gemm_256x128x64_ndhwc());
+  r.add(dense::v14_pointwise_gemm_128x256x64_s4_ncdhw());
+  r.add(dense::v15_pointwise_gemm_128x256x64_c2x1_s4_ncdhw());
+  r.add(dense::v16_pointwise_gemm_256x128x64_c1x2_s4_ndhwc());
+  r.add(dense::v17_pointwise_gemm_128x256x16_ncdhw());
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {
@@ -34,6 +40,13 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
     return tuned;
   }
   const Registry& reg = Registry::instance();
+  // A pointwise conv in NCDHW is a GEMM on the caller's tensors (NOTES.md, v12-v17): no staging of x and y
+  // (c512_k111 0.34 -> 0.19 ms, cog_spatialnorm 0.46 -> 0.30 against the kernels that stage x). v14's 4 stores in
+  // flight: -2% on c512_k111 in three runs of three, within the spread on cog_spatialnorm.
+  if (const Variant* v = reg.find("dense_v14_pointwise_gemm_128x256x64_s4_ncdhw"); v && v->accepts(p).empty()) {
+    if (why) *why = "pointwise conv in NCDHW: one GEMM per image on the tensors as they are (" + autotune + ")";
+    return v;
+  }
   // Measured on the H200 suite (src/dense/NOTES.md): few input channels want the 16-wide K tile (a 64-wide one
   // is mostly zero padding). Short K loops (<= 8 K-blocks) and grids of fewer than two waves of 256x128 tiles want
   // the ping-pong kernel's 128x128 tiles (c512_k111 -6%, c64_stride2 -23% against the 256x128 tile). Else

@@ -38,6 +38,23 @@ inline cutlass::KernelHardwareInfo hardware_info() {
 // Placeholder device addresses for can_implement before any tensor exists: TMA-aligned, never dereferenced.
 inline const Element* aligned_placeholder() { return reinterpret_cast<const Element*>(uintptr_t{1} << 20); }
 
+// What every CUTLASS-composed kernel needs before its own limits: bf16 operands and an sm_90a device.
+inline std::string bf16_sm90a_refusal(const ConvProblem& p) {
+  if (p.dtype != DType::bf16) return "bf16 only (got " + std::string(dtype_name(p.dtype)) + ")";
+  return sm90a_refusal();
+}
+
+// Initializes CUTLASS's device operator with `args` and runs it on `s`; a failure names the problem.
+template <class Device>
+void run_cutlass(const typename Device::Arguments& args, void* workspace, cudaStream_t s, const ConvProblem& p) {
+  Device op;
+  cutlass::Status st = op.initialize(args, workspace, s);
+  if (st == cutlass::Status::kSuccess) st = op.run(s);
+  KF_CHECK(st == cutlass::Status::kSuccess,
+           std::string("CUTLASS kernel failed: ") + cutlassGetStatusString(st) + " for " + p.describe());
+  KF_LAUNCH_CHECK();
+}
+
 // Registry glue shared by every instantiation: `arguments(inner, x, w, bias, y, hw)` builds Conv's arguments;
 // `out`: the order its epilogue writes y in. accepts() runs without a GPU (CPU tests, `kforge list`), so it passes
 // an empty hardware description.
@@ -45,11 +62,11 @@ template <class Conv, class MakeArguments>
 Variant make_variant(std::string name, std::string idea, std::string source, OutputOrder out,
                      MakeArguments arguments) {
   auto accepts = [arguments, out](const ConvProblem& p) -> std::string {
-    if (p.dtype != DType::bf16) return "bf16 only (got " + std::string(dtype_name(p.dtype)) + ")";
-    if (std::string why = sm90a_refusal(); !why.empty()) return why;
+    if (std::string why = bf16_sm90a_refusal(p); !why.empty()) return why;
     if (p.groups != 1) return "groups == 1 only (got " + std::to_string(p.groups) + ")";
     if (p.K % kChannelAlignment != 0) return "K % 8 != 0 (the output is not staged for padding)";
     if (std::string why = output_order_refusal(p, out); !why.empty()) return why;
+    if (p.unaligned.bias) return "the epilogue reads the bias in place, but its data pointer is not 16-byte aligned";
     const ChannelsLastPlan plan = plan_channels_last(p, out);
     const ConvProblem& in = plan.inner;
     constexpr int64_t int_max = std::numeric_limits<int>::max();
@@ -76,12 +93,7 @@ Variant make_variant(std::string name, std::string idea, std::string source, Out
     const StagedArgs staged = stage_inputs(plan, p, a, a.workspace, s);
     auto args = arguments(plan.inner, staged.x, staged.w, a.bias, staged.y, hardware_info());
     void* cutlass_ws = static_cast<char*>(a.workspace) + plan.staging_bytes();
-    typename Conv::Device op;
-    cutlass::Status st = op.initialize(args, cutlass_ws, s);
-    if (st == cutlass::Status::kSuccess) st = op.run(s);
-    KF_CHECK(st == cutlass::Status::kSuccess,
-             std::string("CUTLASS conv failed: ") + cutlassGetStatusString(st) + " for " + p.describe());
-    KF_LAUNCH_CHECK();
+    run_cutlass<typename Conv::Device>(args, cutlass_ws, s, p);
     finish_output(plan, p, staged, a.y, s);
   };
   return Variant{std::move(name), "dense", std::move(idea), accepts, launch, std::move(source), workspace};

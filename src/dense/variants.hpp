@@ -24,5 +24,12 @@ Variant v8_pingpong_128x128x64();
 Variant v9_persistent_128x192x64();
 Variant v10_persistent_256x128x64_ncdhw();
 Variant v11_persistent_128x256x64_c2x1_ncdhw();
+// Pointwise convs as GEMMs on the caller's tensors (no staging in either layout).
+Variant v12_pointwise_gemm_128x256x64_ncdhw();
+Variant v13_pointwise_gemm_256x128x64_ndhwc();
+Variant v14_pointwise_gemm_128x256x64_s4_ncdhw();
+Variant v15_pointwise_gemm_128x256x64_c2x1_s4_ncdhw();
+Variant v16_pointwise_gemm_256x128x64_c1x2_s4_ndhwc();
+Variant v17_pointwise_gemm_128x256x16_ncdhw();
 
 }  // namespace kforge::dense

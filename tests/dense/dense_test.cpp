@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dense/channels_last.hpp"
+#include "dense/pointwise_gemm.hpp"
 #include "gpu_test_util.hpp"
 #include "tools/asm.hpp"
 #include "tools/tools_test_util.hpp"
@@ -46,6 +47,12 @@ std::vector<ConvProblem> dense_problems() {
     out.push_back(dense_problem(1, 12, 8, {7, 9, 10}, {3, 1, 1}, params_of({1}, {1, 0, 0}, {}, {1}), l, true));
     out.push_back(dense_problem(1, 128, 256, {8, 16, 20}, {3, 3, 3}, same1, l, true));       // many tiles per SM
     out.push_back(dense_problem(1, 192, 192, {4, 10, 30}, {3, 3, 3}, unit, l, true));        // no padding, N tile 192
+    // Pointwise GEMMs: two images (the filter shared, batch strides), K not a tile multiple, many tiles, a volume
+    // that is not a multiple of 8 (the NCDHW GEMM refuses it), conv1d.
+    out.push_back(dense_problem(2, 24, 40, {3, 5, 8}, {1, 1, 1}, unit, l, true));
+    out.push_back(dense_problem(1, 64, 384, {8, 16, 20}, {1, 1, 1}, unit, l, true));
+    out.push_back(dense_problem(1, 32, 16, {3, 5, 7}, {1, 1, 1}, unit, l, true));
+    out.push_back(dense_problem(3, 8, 24, {1, 1, 96}, {1, 1, 1}, unit, l, false));
   }
   // Other dtypes and groups: the tensor-core variants refuse them; the direct fallback answers.
   out.push_back(dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16));
@@ -64,7 +71,8 @@ TEST(Dense, EveryVariantMatchesReference) {
 // ---- CPU ----
 
 bool is_tensor_core_variant(const Variant& v) { return v.name != "dense_v0_direct"; }
-bool writes_ncdhw(const Variant& v) { return v.name.ends_with("_ncdhw"); }
+bool is_pointwise_gemm(const Variant& v) { return v.name.find("_pointwise_gemm_") != std::string::npos; }
+bool writes_ncdhw(const Variant& v) { return v.name.ends_with("_ncdhw") && !is_pointwise_gemm(v); }
 
 TEST(DenseAccepts, TensorCoreVariantsStateTheirLimits) {
   const ConvParams same1 = params_of({1}, {1}, {}, {1});
@@ -80,7 +88,7 @@ TEST(DenseAccepts, TensorCoreVariantsStateTheirLimits) {
   const ConvProblem odd_k = dense_problem(1, 16, 20, {4, 6, 7}, {3, 3, 3}, same1, Layout::ndhwc, true);
   int checked = 0;
   for (const Variant* v : Registry::instance().family("dense")) {
-    if (!is_tensor_core_variant(*v)) continue;
+    if (!is_tensor_core_variant(*v) || is_pointwise_gemm(*v)) continue;  // pointwise: the test below
     ++checked;
     EXPECT_EQ(v->accepts(ok_ncdhw), "") << v->name;
     if (writes_ncdhw(*v)) {  // one image's packed NCDHW y only
@@ -96,6 +104,78 @@ TEST(DenseAccepts, TensorCoreVariantsStateTheirLimits) {
     EXPECT_NE(v->accepts(odd_k).find("K % 8"), std::string::npos) << v->name << ": " << v->accepts(odd_k);
   }
   EXPECT_GE(checked, 6) << "the CUTLASS anchor and our persistent kernels should be registered";
+}
+
+// The pointwise GEMM's view: operands, leading dimensions and batch strides of each layout, and its refusals.
+TEST(PointwiseGemm, MapsEachLayoutOntoOneGemmPerImage) {
+  const ConvParams unit{};
+  const ConvProblem first = dense_problem(2, 24, 40, {3, 5, 8}, {1, 1, 1}, unit, Layout::ncdhw, true);
+  ASSERT_EQ(dense::pointwise_gemm_refusal(first, dense::ChannelOrder::first), "");
+  const dense::PointwiseGemm f = dense::pointwise_gemm(first, dense::ChannelOrder::first);
+  EXPECT_EQ(std::vector<int64_t>({f.m, f.n, f.k, f.batch}), std::vector<int64_t>({40, 120, 24, 2}));
+  EXPECT_FALSE(f.a_is_x);
+  EXPECT_EQ(std::vector<int64_t>({f.a.ld, f.a.batch, f.b.ld, f.b.batch, f.d.ld, f.d.batch}),
+            std::vector<int64_t>({24, 0, 120, 24 * 120, 120, 40 * 120}));
+
+  const ConvProblem last = dense_problem(2, 24, 40, {3, 5, 8}, {1, 1, 1}, unit, Layout::ndhwc, true);
+  ASSERT_EQ(dense::pointwise_gemm_refusal(last, dense::ChannelOrder::last), "");
+  const dense::PointwiseGemm l = dense::pointwise_gemm(last, dense::ChannelOrder::last);
+  EXPECT_EQ(std::vector<int64_t>({l.m, l.n, l.k, l.batch}), std::vector<int64_t>({120, 40, 24, 2}));
+  EXPECT_TRUE(l.a_is_x);
+  EXPECT_EQ(std::vector<int64_t>({l.a.ld, l.a.batch, l.b.ld, l.b.batch, l.d.ld, l.d.batch}),
+            std::vector<int64_t>({24, 120 * 24, 24, 0, 40, 120 * 40}));
+
+  auto refusal = [](const ConvProblem& p, dense::ChannelOrder o) { return dense::pointwise_gemm_refusal(p, o); };
+  auto contains = [](const std::string& s, const char* what) { return s.find(what) != std::string::npos; };
+  EXPECT_TRUE(contains(refusal(first, dense::ChannelOrder::last), "channels-last")) << refusal(first, dense::ChannelOrder::last);
+  EXPECT_TRUE(contains(refusal(last, dense::ChannelOrder::first), "channels-first"));
+  const ConvProblem spatial = dense_problem(1, 24, 40, {3, 5, 8}, {1, 3, 3}, params_of({1}, {0, 1, 1}, {}, {1}),
+                                            Layout::ncdhw, true);
+  EXPECT_TRUE(contains(refusal(spatial, dense::ChannelOrder::first), "1x1x1"));
+  const ConvProblem strided = dense_problem(1, 24, 40, {4, 6, 8}, {1, 1, 1}, params_of({2}, {0}, {}, {1}),
+                                            Layout::ncdhw, true);
+  EXPECT_TRUE(contains(refusal(strided, dense::ChannelOrder::first), "stride 1"));
+  const ConvProblem odd_volume = dense_problem(1, 24, 40, {3, 5, 7}, {1, 1, 1}, unit, Layout::ncdhw, true);
+  EXPECT_TRUE(contains(refusal(odd_volume, dense::ChannelOrder::first), "D*H*W % 8"));
+  EXPECT_EQ(refusal(dense_problem(1, 24, 40, {3, 5, 7}, {1, 1, 1}, unit, Layout::ndhwc, true), dense::ChannelOrder::last),
+            "");
+  const ConvProblem odd_c = dense_problem(1, 20, 40, {3, 5, 8}, {1, 1, 1}, unit, Layout::ndhwc, true);
+  EXPECT_TRUE(contains(refusal(odd_c, dense::ChannelOrder::last), "C % 8"));
+  // K need not be a multiple of 8 where it is the GEMM's M (NCDHW), must be where it is y's row (NDHWC).
+  EXPECT_EQ(refusal(dense_problem(1, 24, 20, {3, 5, 8}, {1, 1, 1}, unit, Layout::ncdhw, true), dense::ChannelOrder::first), "");
+  EXPECT_TRUE(contains(refusal(dense_problem(1, 24, 20, {3, 5, 8}, {1, 1, 1}, unit, Layout::ndhwc, true),
+                               dense::ChannelOrder::last), "K % 8"));
+
+  // A view whose volume does not flatten (the first 8 columns of 16-wide rows) and one at an odd offset.
+  TensorView x = TensorView::contiguous(nullptr, DType::bf16, {1, 24, 3, 5, 8});
+  x.strides = {24 * 3 * 5 * 16, 3 * 5 * 16, 5 * 16, 16, 1};
+  const TensorView w = TensorView::contiguous(nullptr, DType::bf16, {40, 24, 1, 1, 1});
+  TensorView y = TensorView::contiguous(nullptr, DType::bf16, {1, 40, 3, 5, 8});
+  EXPECT_TRUE(contains(refusal(make_problem(x, w, nullptr, &y, unit), dense::ChannelOrder::first), "flattens"));
+  TensorView x_packed = TensorView::contiguous(nullptr, DType::bf16, {1, 24, 3, 5, 8});
+  x_packed.data = reinterpret_cast<void*>(uintptr_t{4096 + 2});  // one element past an aligned address
+  const ConvProblem shifted = make_problem(x_packed, w, nullptr, &y, unit);
+  EXPECT_TRUE(shifted.unaligned.x && !shifted.unaligned.y);
+  EXPECT_TRUE(contains(refusal(shifted, dense::ChannelOrder::first), "16-byte aligned"));
+  EXPECT_NE(shifted.key(), make_problem(dense_view({1, 24, 3, 5, 8}, DType::bf16, Layout::ncdhw), w, nullptr, &y,
+                                        unit).key());
+}
+
+TEST(DenseAccepts, PointwiseGemmsTakeTheirLayoutOnly) {
+  const ConvParams unit{};
+  const ConvProblem ncdhw = dense_problem(2, 24, 40, {3, 5, 8}, {1, 1, 1}, unit, Layout::ncdhw, true);
+  const ConvProblem ndhwc = dense_problem(2, 24, 40, {3, 5, 8}, {1, 1, 1}, unit, Layout::ndhwc, true);
+  const ConvProblem f16 = dense_problem(1, 24, 40, {3, 5, 8}, {1, 1, 1}, unit, Layout::ncdhw, true, DType::f16);
+  int checked = 0;
+  for (const Variant* v : Registry::instance().family("dense")) {
+    if (!is_pointwise_gemm(*v)) continue;
+    ++checked;
+    const bool first = v->name.ends_with("_ncdhw");
+    EXPECT_EQ(v->accepts(first ? ncdhw : ndhwc), "") << v->name;
+    EXPECT_NE(v->accepts(first ? ndhwc : ncdhw), "") << v->name;
+    EXPECT_NE(v->accepts(f16).find("bf16"), std::string::npos) << v->accepts(f16);
+  }
+  EXPECT_GE(checked, 2);
 }
 
 TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
@@ -125,7 +205,11 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   EXPECT_EQ(choose_variant(torch_two).name, "dense_v3_persistent_256x128x64");
   EXPECT_EQ(choose_variant(torch_wide).name, "dense_v11_persistent_128x256x64_c2x1_ncdhw");
   EXPECT_EQ(choose_variant(torch_k96).name, "dense_v7_persistent_256x96x64");  // staged: the 96-wide tile wins
-  EXPECT_EQ(choose_variant(torch_pointwise).name, "dense_v10_persistent_256x128x64_ncdhw");
+  EXPECT_EQ(choose_variant(torch_pointwise).name, "dense_v14_pointwise_gemm_128x256x64_s4_ncdhw");
+  // The same pointwise conv whose volume is not a multiple of 8 (NCDHW rows TMA cannot stride): the tile rule.
+  const ConvProblem torch_pointwise_odd =
+      dense_problem(1, 16, 128, {7, 9, 71}, {1, 1, 1}, ConvParams{}, Layout::ncdhw, true);
+  EXPECT_EQ(choose_variant(torch_pointwise_odd).name, "dense_v6_persistent_256x128x16");
   EXPECT_EQ(choose_variant(torch_stem).name, "dense_v6_persistent_256x128x16");
   EXPECT_EQ(choose_variant(k96).name, "dense_v7_persistent_256x96x64");
   EXPECT_EQ(choose_variant(k192).name, "dense_v9_persistent_128x192x64");
@@ -160,6 +244,16 @@ TEST(ChannelsLastPlan, StagesOnlyWhatTheKernelCannotRead) {
   EXPECT_EQ(padded.w_bytes, size_t(16 * 27 * 8 * 2 + 255) / 256 * 256);
   EXPECT_EQ(padded.inner.x_strides[1], 1);
   EXPECT_EQ(padded.inner.x_strides[4], 8);
+
+  // Channels-last tensors at addresses TMA cannot take: staged like any other layout.
+  TensorView x_shifted = dense_view({1, 64, 4, 5, 6}, DType::bf16, Layout::ndhwc);
+  x_shifted.data = reinterpret_cast<void*>(uintptr_t{4096 + 8});
+  const TensorView w_cl = dense_view({32, 64, 3, 3, 3}, DType::bf16, Layout::ndhwc);
+  TensorView y_shifted = dense_view({1, 32, 4, 5, 6}, DType::bf16, Layout::ndhwc);
+  y_shifted.data = reinterpret_cast<void*>(uintptr_t{4096 + 2});
+  const dense::ChannelsLastPlan moved = dense::plan_channels_last(make_problem(x_shifted, w_cl, nullptr, &y_shifted, same1));
+  EXPECT_TRUE(moved.stage_x && moved.stage_y);
+  EXPECT_FALSE(moved.stage_w);
 
   // A kernel that writes one image's NCDHW y: x and w staged, y written in place (the caller's strides).
   const ConvProblem image = dense_problem(1, 64, 32, {4, 5, 6}, {3, 3, 3}, same1, Layout::ncdhw, true);
