@@ -168,6 +168,43 @@ __device__ __forceinline__ void hoisted_slice_mmas(float (&acc)[T][MT][4], int u
   }
 }
 
+// v12: slice u's MMAs with the A rows of the warp's slivers loaded once. Lane (g, q) reads, for each unit row r of
+// its sliver (r = 0 .. 2 tiles + kSteps - 2, step_bytes apart: stride_h == dilation_h), the low and high K halves
+// lo[r], hi[r] (a_high further); M-tile i at step s is then rows 2i + s (A rows 0-7) and 2i + 1 + s (rows 8-15):
+// 2 (2 tiles + kSteps - 1) loads per slice where v9 issues 4 tiles kSteps. b[step][t]: the B fragments, in
+// registers. M-tile by M-tile, each loading the rows its predecessor did not, so no more than kSteps + 1 rows are
+// live and ptxas interleaves the next tile's loads with this tile's MMAs. tiles: the M-tiles this warp computes
+// (warp-uniform). The set of output u starts at the bias (step 0, t = 0).
+template <typename E, int T, int MT, int kSteps>
+__device__ __forceinline__ void sliding_slice_mmas(float (&acc)[T][MT][4], int u, uint32_t a_lane, uint32_t a_high,
+                                                   uint32_t step_bytes, const uint2 (&b)[kSteps][T], int tiles,
+                                                   const float (&bias)[4]) {
+  uint32_t lo[2 * MT + kSteps - 1], hi[2 * MT + kSteps - 1];
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+    if (i < tiles) {
+#pragma unroll
+      for (int r = i == 0 ? 0 : 2 * i + kSteps - 1; r <= 2 * i + kSteps; ++r) {
+        lo[r] = lds32(a_lane + r * step_bytes);
+        hi[r] = lds32(a_lane + r * step_bytes + a_high);
+      }
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) {
+        const uint32_t a[4] = {lo[2 * i + s], lo[2 * i + 1 + s], hi[2 * i + s], hi[2 * i + 1 + s]};
+#pragma unroll
+        for (int t = 0; t < T; ++t) {
+          float(&d)[4] = acc[(u - t + T) % T][i];
+          if (s == 0 && t == 0) {
+            mma_m16n8k16<E>(d, a, b[s][t], bias);
+          } else {
+            mma_m16n8k16<E>(d, a, b[s][t]);
+          }
+        }
+      }
+    }
+  }
+}
+
 // ---- epilogue ----
 
 // Each output pair's offset in an output depth plane (lane maps as in dw_pipelined.cuh's direct_store_and_clear),
@@ -176,7 +213,7 @@ __device__ __forceinline__ void hoisted_slice_mmas(float (&acc)[T][MT][4], int u
 // (launcher-checked), so bit 31 is free. Host-callable, so it can be checked on the CPU.
 constexpr uint32_t kNoPair = 0xffffffffu, kFirstOnly = 0x80000000u;
 
-template <int P, int MT>
+template <int P, int MT, bool kSliding>
 __host__ __device__ inline void output_pairs(uint32_t (&offset)[MT][2], const Geometry& g, const Plan& plan, int warp,
                                              int lane, int64_t h0, int64_t w0) {
   const int oh = 2 * lane_quad(lane) / (8 / P), ow = 2 * lane_quad(lane) % (8 / P);
@@ -184,11 +221,11 @@ __host__ __device__ inline void output_pairs(uint32_t (&offset)[MT][2], const Ge
   for (int i = 0; i < MT; ++i) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int u = 16 * (warp + kWarps * i) + 8 * h + lane_group(lane);
-      const int64_t row = h0 + (u < plan.units ? plan.unit_row(u) : 0) + oh;
-      const int64_t col = w0 + (u < plan.units ? plan.unit_col(u) : 0) + ow;
+      const int u = plan.unit_of<kSliding>(warp, i, h, lane_group(lane));
+      const int64_t row = h0 + (u >= 0 ? plan.unit_row(u) : 0) + oh;
+      const int64_t col = w0 + (u >= 0 ? plan.unit_col(u) : 0) + ow;
       const uint32_t at = static_cast<uint32_t>(row * g.ys[3] + col);
-      offset[i][h] = u >= plan.units || row >= g.Ho || col >= g.Wo ? kNoPair : col + 1 < g.Wo ? at : at | kFirstOnly;
+      offset[i][h] = u < 0 || row >= g.Ho || col >= g.Wo ? kNoPair : col + 1 < g.Wo ? at : at | kFirstOnly;
     }
   }
 }

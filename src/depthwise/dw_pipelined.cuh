@@ -10,7 +10,8 @@
 // (dw_hoisted.cuh). v7 is v6 with fewer M-tiles per warp and a smaller shared-memory budget, for 3 CTAs per SM; v8
 // is v6 with the accumulator resets folded into the first MMA and the step loop unrolled; v9 is v8 staged by TMA;
 // v10 is v9 with per-stage mbarriers instead of a CTA barrier per slice; v11 is v9 on a persistent grid whose CTAs
-// stream several segments (CtaWork) each.
+// stream several segments (CtaWork) each; v12 is v9 with its M-tiles stacked down slivers of the tile (Plan::unit_of),
+// so each input row is loaded once per slice, and its B fragments in registers (sliding_slice_mmas).
 // v5's code is kept as measured: its kernels compile to the same SASS as before v6.
 // Limits: bf16/f16; x and y dense NCDHW; stride_w == dilation_w == 1; stride_d == dilation_d == 1; T <= kMaxT;
 // S + pad_w % 2 <= 9; one tile row of units and its slice ring fit the policy's smem_budget (pipelined_refusal).
@@ -87,7 +88,8 @@ __device__ __forceinline__ void direct_store_and_clear(float (&done)[MT][4], E* 
 // it; last, so v5's other parameters keep their offsets).
 // Lane (g, q) of M-tile i feeds A rows g and g+8 (units 16*(warp + kWarps*i) + {0, 8} + g, window columns 2q,
 // 2q+1); A registers 2 and 3 hold K elements 8..15, a_high bytes further.
-template <typename E, int P, int T, PolicyId kPolicy>
+// kSteps: v12's steps per filter depth (its B registers), 0 for the others (plan.steps).
+template <typename E, int P, int T, PolicyId kPolicy, int kSteps>
 __global__ void __launch_bounds__(kThreads, policy_of(kPolicy).ctas_per_sm)
 pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__ x, const uint16_t* __restrict__ w,
                  const E* __restrict__ bias, E* __restrict__ y, bool vector_loads, bool paired_stores,
@@ -97,6 +99,8 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
   constexpr bool kTma = policy_of(kPolicy).tma;
   constexpr bool kDecoupled = policy_of(kPolicy).decoupled;
   constexpr bool kPersistent = policy_of(kPolicy).persistent;
+  constexpr bool kSliding = policy_of(kPolicy).sliding;
+  static_assert(!kSliding || (kTma && kLean && !kDecoupled && !kPersistent && kSteps > 0), "v12 extends v9");
   // Several segments per CTA need the TMA producer's walk across segment ends (below) and a CTA barrier per slice
   // (which orders each B-fragment buffer's rebuild after its last reads).
   static_assert(!kPersistent || (kTma && kLean && !kDecoupled), "v11 extends v9");
@@ -125,8 +129,8 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
   for (int i = 0; i < MT; ++i) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int u = 16 * (warp + kWarps * i) + 8 * h + lane_group(lane);
-      const bool real = u < plan.units;
+      const int u = plan.unit_of<kSliding>(warp, i, h, lane_group(lane));
+      const bool real = u >= 0;
       a_offset[i][h] = 2 * (plan.unit_window(real ? u : 0) + 2 * lane_quad(lane));
       unit_pos[i][h] = real ? uint32_t(plan.unit_row(u)) << 16 | uint32_t(plan.unit_col(u)) : kNoUnit;
     }
@@ -236,14 +240,27 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
           toeplitz_b_fragment<P>(w_k + t * g.ws[2], g.ws[3], g.ws[4], step, plan.col_shift, g.R, g.S, idx % 32);
     }
     // v10 has no CTA barrier before its first MMAs (the others: the one of slice 0), so one here publishes B.
-    if constexpr (kDecoupled) __syncthreads();
+    if constexpr (kDecoupled || kSliding) __syncthreads();
+    // v12: the warp's B fragments ([step][t][lane]) and M-tiles, and the lane's sliver top (a_offset[0][0]: the
+    // unit of M-tile 0's A row g, or unit 0 for a lane group past the tile).
+    uint2 b_regs[kSliding ? kSteps : 1][T];
+    int sliver_tiles = 0;
+    if constexpr (kSliding) {
+      const uint32_t b_lane = static_cast<uint32_t>(__cvta_generic_to_shared(b_frags + lane));
+#pragma unroll
+      for (int st = 0; st < kSteps; ++st) {
+#pragma unroll
+        for (int t = 0; t < T; ++t) b_regs[st][t] = lds64(b_lane + (st * T + t) * 32 * sizeof(uint2));
+      }
+      sliver_tiles = plan.unit_of<true>(warp, 0, 0, 0) >= 0 ? plan.sliver_rows / 2 : 0;  // warp-uniform
+    }
 
     // v6's per-segment state (dw_hoisted.cuh). Slices j in [j_first, j_end) hold input depths z0 + j in [0, D), the
     // others are depth padding (never staged nor multiplied); slice j starts at global address x_slices +
     // j * x_slice_bytes (integers: x_slices lies before x when z0 < 0). y_depth: output depth o0 + j - (T-1)'s plane.
     const ChunkGridStager stager(g, plan, grid, ih0, iw0, threadIdx.x);
     uint32_t pair_offset[MT][2];
-    if constexpr (kHoisted) output_pairs<P, MT>(pair_offset, g, plan, warp, lane, h0, w0);
+    if constexpr (kHoisted) output_pairs<P, MT, kSliding>(pair_offset, g, plan, warp, lane, h0, w0);
     const int j_first = static_cast<int>(std::clamp<int64_t>(-z0, 0, slices));
     const int j_end = static_cast<int>(std::clamp<int64_t>(g.D - z0, 0, slices));
     const uint64_t x_slice_bytes = 2 * static_cast<uint64_t>(g.xs[2]);
@@ -310,7 +327,10 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
         // first and last T-1 slices) run anyway: such a product lands in the set of an output that is not live and
         // is reset before that set is used (below); skipping it would put a predicate, hence a warp re-convergence,
         // on every MMA.
-        if constexpr (kHoisted) {
+        if constexpr (kSliding) {
+          sliding_slice_mmas<E>(acc, u, stages_addr + slot * slice_bytes + a_offset[0][0], a_high, step_bytes, b_regs,
+                                sliver_tiles, bias4);
+        } else if constexpr (kHoisted) {
           if (kLean || (j >= j_first && j < j_end)) {
             const uint32_t b_lane = static_cast<uint32_t>(__cvta_generic_to_shared(b_frags + lane));
             const int warp_tiles = (plan.m_tiles - warp + kWarps - 1) / kWarps;  // warp-uniform
@@ -384,12 +404,12 @@ inline CUtensorMap slice_map(const ConvProblem& p, const Plan& plan, const void*
       {uint32_t(plan.pitch), uint32_t(plan.rows_in), 1u, 1u});
 }
 
-template <PolicyId kPolicy, typename E, int P, int T = 1>
-void launch_depth(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const Plan& plan) {
-  if constexpr (T < kMaxT) {
-    if (p.T != T) return launch_depth<kPolicy, E, P, T + 1>(p, a, s, plan);
-  }
-  auto kernel = pipelined_kernel<E, P, T, kPolicy>;
+template <PolicyId kPolicy, typename E, int P, int T, int kSteps>
+void launch_kernel(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const Plan& plan) {
+  KF_CHECK(p.T == T && (kSteps == 0 || plan.steps == kSteps), "pipelined kernel: no instantiation for T=" +
+                                                                  std::to_string(p.T) + ", " +
+                                                                  std::to_string(plan.steps) + " steps");
+  auto kernel = pipelined_kernel<E, P, T, kPolicy, kSteps>;
   const size_t smem = plan.smem_bytes(T);
   allow_dynamic_smem(kernel, smem);
   // cp.async of 8-column chunks needs W % 8 == 0 (iw0 already is a multiple of 8) and a 16-byte aligned x.
@@ -401,6 +421,29 @@ void launch_depth(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const
       policy_of(kPolicy).hoisted ? ChunkGrid(plan, p) : ChunkGrid(),
       policy_of(kPolicy).tma ? slice_map(p, plan, a.x) : CUtensorMap{});
   KF_LAUNCH_CHECK();
+}
+
+// v12's instantiations by steps per filter depth (its B registers).
+template <PolicyId kPolicy, typename E, int P, int T, int kSteps = 1>
+void launch_steps(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const Plan& plan) {
+  if constexpr (kSteps < kMaxSlidingSteps) {
+    if (plan.steps != kSteps) return launch_steps<kPolicy, E, P, T, kSteps + 1>(p, a, s, plan);
+  }
+  launch_kernel<kPolicy, E, P, T, kSteps>(p, a, s, plan);
+}
+
+// The instantiation for the filter depth T (v12: T <= kMaxSlidingT, and its steps).
+template <PolicyId kPolicy, typename E, int P, int T = 1>
+void launch_depth(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, const Plan& plan) {
+  constexpr bool kSliding = policy_of(kPolicy).sliding;
+  if constexpr (T < (kSliding ? kMaxSlidingT : kMaxT)) {
+    if (p.T != T) return launch_depth<kPolicy, E, P, T + 1>(p, a, s, plan);
+  }
+  if constexpr (kSliding) {
+    launch_steps<kPolicy, E, P, T>(p, a, s, plan);
+  } else {
+    launch_kernel<kPolicy, E, P, T, 0>(p, a, s, plan);
+  }
 }
 
 // Launches the policy's kernel with its cached plan of p; `variant` names the caller.

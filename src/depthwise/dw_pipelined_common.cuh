@@ -22,9 +22,14 @@ constexpr int kThreads = kWarps * 32;
 constexpr int kStages = 4;  // 3 slices in flight per CTA: with 2 CTAs per SM, ~60 KB of loads in flight per SM
 constexpr int kMaxT = 7;
 constexpr uint32_t kNoUnit = 0xffffffffu;
+// v12: its B fragments live in registers (2 per (step, filter depth)), so it takes T <= 3 and at most 3 steps.
+constexpr int kMaxSlidingT = 3, kMaxSlidingSteps = 3;
+constexpr int kSlivers = kWarps * 8;  // v12: one sliver per lane group of each warp
 
 // What the instantiations of the kernel differ in; a kernel template argument by PolicyId.
-enum class PolicyId { v5_pipelined, v6_hoisted, v7_occupancy, v8_lean, v9_tma, v10_decoupled, v11_persistent };
+enum class PolicyId {
+  v5_pipelined, v6_hoisted, v7_occupancy, v8_lean, v9_tma, v10_decoupled, v11_persistent, v12_sliding
+};
 struct Policy {
   bool hoisted;         // per-CTA bookkeeping (dw_hoisted.cuh) instead of v5's per-slice bookkeeping
   int ctas_per_sm;      // __launch_bounds__: at most 64K / (kThreads * ctas_per_sm) registers per thread
@@ -36,17 +41,18 @@ struct Policy {
   bool tma = false;     // v9: slices staged by one TMA box each (one thread; zeros outside the input)
   bool decoupled = false;  // v10: stages released by per-stage mbarriers instead of a CTA barrier per slice
   bool persistent = false;  // v11: ctas_per_sm CTAs per SM, each streams an equal share of the work (CtaWork)
+  bool sliding = false;     // v12: M-tiles stacked down slivers, A rows reused across steps, B in registers
   __host__ __device__ constexpr int m_tiles_per_warp(int P, int T) const { return m_tiles[P - 1][T]; }
 };
 
 __host__ __device__ constexpr Policy policy_of(PolicyId id) {
   // v7: 3 CTAs per SM on H100/H200 (3 x (72 + 1 reserved) KB <= 228 KB, 80 registers); 2 on A100 (164 KB).
   if (id == PolicyId::v7_occupancy) return {true, 3, 72 * 1024, {{0, 4, 3, 2, 2, 1, 1, 1}, {0, 4, 3, 2, 2, 1, 1, 1}}};
-  // v5, v6, v8-v10: 2 CTAs per SM on A100 (164 KB) and H100/H200 (228 KB), 128 registers (P = 1 at T = 3, 4 needs one
-  // tile less than P = 2).
+  // v5, v6, v8-v12: 2 CTAs per SM on A100 (164 KB) and H100/H200 (228 KB), 128 registers (P = 1 at T = 3, 4 needs one
+  // tile less than P = 2). v12 (T <= 3) fits 4 M-tiles with 8 A registers live (v9: 16) and 18 of B (v9: 6).
   return {id != PolicyId::v5_pipelined, 2, 80 * 1024, {{0, 4, 4, 3, 2, 2, 2, 1}, {0, 4, 4, 4, 3, 2, 2, 1}},
           id >= PolicyId::v8_lean, id >= PolicyId::v9_tma, id == PolicyId::v10_decoupled,
-          id == PolicyId::v11_persistent};
+          id == PolicyId::v11_persistent, id == PolicyId::v12_sliding};
 }
 
 struct Plan {
@@ -66,12 +72,32 @@ struct Plan {
   int64_t ctas = 0;     // the grid: one CTA per (channel, depth chunk, tile); v11: at most ctas_per_sm per SM
   int64_t items = 0;    // v11: channel tiles x Do, the (tile, output depth) pairs its CTAs share
   int b_buffers = 1;    // v11: 2, so a CTA builds the next segment's B fragments while its warps finish the last
+  // v12: the tile is sliver_blocks blocks of sliver_rows unit rows; a sliver is one unit column of a block, and lane
+  // group g of warp w takes sliver 8w + g (block-major, column fastest). 0: units in M-tile order (v5-v11).
+  int sliver_rows = 0, sliver_blocks = 0;
 
   size_t smem_bytes(int64_t T) const;  // below ProducerState
   // Tile position of unit u's first output, and the staged offset of its K window (kr = 0, step 0).
   __host__ __device__ int unit_row(int u) const { return u / col_units * P; }
   __host__ __device__ int unit_col(int u) const { return u % col_units * (8 / P); }
   __host__ __device__ int unit_window(int u) const { return unit_row(u) * row_stride + unit_col(u) + window0; }
+  // The unit in A row 8h + g of the warp's M-tile i, or -1 past the tile. v5-v11: units 16 (warp + kWarps i) on, in
+  // order. v12: M-tile i covers unit rows 2i (A rows 0-7) and 2i + 1 (rows 8-15) of the lane groups' slivers, so
+  // the A rows of M-tile i at step s + 1 are those of M-tile i's rows + 1 at step s: each input row is loaded once.
+  // Kernels pass their policy's kSliding (no branch on sliver_rows in v5-v11's code); host code calls unit_of.
+  template <bool kSliding>
+  __host__ __device__ int unit_of(int warp, int i, int h, int g) const {
+    if constexpr (!kSliding) {
+      const int u = 16 * (warp + kWarps * i) + 8 * h + g;
+      return u < units ? u : -1;
+    }
+    const int sliver = 8 * warp + g, row = sliver / col_units * sliver_rows + 2 * i + h;
+    const bool real = sliver < sliver_blocks * col_units && 2 * i + h < sliver_rows && row < row_units;
+    return real ? row * col_units + sliver % col_units : -1;
+  }
+  __host__ __device__ int unit_of(int warp, int i, int h, int g) const {
+    return sliver_rows > 0 ? unit_of<true>(warp, i, h, g) : unit_of<false>(warp, i, h, g);
+  }
 };
 
 // v9-v11: the TMA producer's position (dw_pipelined.cuh), one thread's state kept in shared memory, after the

@@ -25,9 +25,11 @@
 namespace kforge::depthwise::pipelined {
 namespace {
 
-// Tile geometry for row_units x col_units units; units == 0 when the slice ring and the B fragments do not fit the
-// policy's smem_budget (or, for TMA boxes, a slice is wider or taller than 256).
-Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units, const Policy& policy) {
+// Tile geometry for row_units x col_units units (v12: in slivers of up to sliver_rows unit rows, its slice rows
+// rounded up to whole blocks of slivers); units == 0 when the slice ring and the B fragments do not fit the
+// policy's smem_budget (or, for TMA boxes, a slice is wider or taller than 256), or v12's slivers outnumber its
+// lane groups.
+Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units, const Policy& policy, int sliver_rows = 0) {
   const int64_t smem_budget = policy.smem_budget;
   const bool tma = policy.tma;
   Plan plan;
@@ -42,8 +44,15 @@ Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units, const 
   plan.window0 = static_cast<int>(plan.left_margin - p.pad_lo[2] - plan.col_shift);
   plan.cols_in = static_cast<int>(ceil_div(int64_t(col_units - 1) * (8 / P) + plan.window0 + 16 / P, 8) * 8);
   const int64_t steps = P == 2 ? RowPacking<2>::steps(p.R) : RowPacking<1>::steps(p.R);
+  int64_t staged_units = row_units;  // unit rows whose windows the MMAs read
+  if (sliver_rows > 0) {
+    plan.sliver_rows = std::min(sliver_rows, static_cast<int>(ceil_div(row_units, 2) * 2));
+    plan.sliver_blocks = static_cast<int>(ceil_div(row_units, plan.sliver_rows));
+    if (int64_t(plan.sliver_blocks) * col_units > kSlivers) return plan;
+    staged_units = int64_t(plan.sliver_blocks) * plan.sliver_rows;
+  }
   // In double first: absurd strides or dilations must refuse, not overflow.
-  const double rows_needed = double(row_units - 1) * P * p.stride[1] + double(P * steps - 1) * p.dilation[1] + 1;
+  const double rows_needed = double(staged_units - 1) * P * p.stride[1] + double(P * steps - 1) * p.dilation[1] + 1;
   // TMA destinations are 128-byte aligned: up to 64 elements of rounding per stage.
   const double b_bytes = double(plan.b_buffers) * p.T * steps * 32 * sizeof(uint2) + (tma ? kStages * 128 : 0);
   if (rows_needed * plan.cols_in * 2 * kStages + b_bytes > smem_budget) return plan;
@@ -70,36 +79,46 @@ Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units, const 
 
 }  // namespace
 
-// In each LDS.32 of a slice's A-fragment loads, lane (g, q) reads word unit_window(u_g) / 2 + q of the 8 units u_g
-// of a half M-tile, and a bank serves one distinct word per wavefront. Steps, registers and stages shift every
-// address alike, so this pattern decides the bank conflicts.
+namespace {
+// The wavefronts of one LDS.32 in which lane (g, q) reads word unit_window(u_g) / 2 + q: a bank serves one distinct
+// word per wavefront. The kernel points missing units (-1) at unit 0.
+int64_t lds32_wavefronts(const Plan& plan, const std::array<int, 8>& units) {
+  std::array<std::array<int, 32>, 32> words{};
+  std::array<int, 32> count{};
+  for (int g = 0; g < 8; ++g) {
+    for (int q = 0; q < 4; ++q) {
+      const int word = plan.unit_window(std::max(units[g], 0)) / 2 + q, bank = word % 32;
+      const auto end = words[bank].begin() + count[bank];
+      if (std::find(words[bank].begin(), end, word) == end) words[bank][count[bank]++] = word;
+    }
+  }
+  return *std::max_element(count.begin(), count.end());
+}
+}  // namespace
+
+// The A-fragment loads of a slice read the units of each half M-tile (v12: each warp's sliver tops, shifted by
+// whole rows); steps, registers and stages shift every address alike, so these patterns decide the bank conflicts.
 int64_t a_load_wavefronts(const Plan& plan) {
   int64_t total = 0;
-  for (int first = 0; first < plan.m_tiles * 16; first += 8) {
-    std::array<std::array<int, 32>, 32> words{};
-    std::array<int, 32> count{};
-    for (int g = 0; g < 8; ++g) {
-      const int u = first + g < plan.units ? first + g : 0;  // the kernel points missing units at unit 0
-      for (int q = 0; q < 4; ++q) {
-        const int word = plan.unit_window(u) / 2 + q, bank = word % 32;
-        const auto end = words[bank].begin() + count[bank];
-        if (std::find(words[bank].begin(), end, word) == end) words[bank][count[bank]++] = word;
-      }
+  std::array<int, 8> units;
+  if (plan.sliver_rows > 0) {
+    for (int warp = 0; warp < kWarps; ++warp) {
+      for (int g = 0; g < 8; ++g) units[g] = plan.unit_of(warp, 0, 0, g);
+      total += lds32_wavefronts(plan, units);
     }
-    total += *std::max_element(count.begin(), count.end());
+    return total;
+  }
+  for (int first = 0; first < plan.m_tiles * 16; first += 8) {
+    for (int g = 0; g < 8; ++g) units[g] = first + g < plan.units ? first + g : -1;
+    total += lds32_wavefronts(plan, units);
   }
   return total;
 }
 
-// The largest balanced tile (whole rows of units first) whose slice ring fits, and the depth chunks per channel
-// tile that minimize the slices the busiest of `sm_count` SMs streams (0: one chunk). A chunk of L outputs streams
-// L + T - 1 slices, so splitting only pays when the CTAs would leave SMs idle. v11 (persistent) instead splits the
-// tiles x Do outputs evenly over ctas_per_sm CTAs per SM (CtaWork), shares of at least 8 (T - 1) outputs, so that a
-// segment's T - 1 extra slices cost at most an eighth of it.
-Plan plan_for(const ConvProblem& p, int64_t sm_count, const Policy& policy) {
-  const int shift = static_cast<int>(p.pad_lo[2] % 2);
-  const int P = p.Ho >= 2 && p.stride[1] == p.dilation[1] && p.S <= RowPacking<2>::max_filter_width(shift) ? 2 : 1;
-  if (p.S > RowPacking<1>::max_filter_width(shift) || p.T > kMaxT) return {};
+namespace {
+
+// The largest balanced tile (whole rows of units first) whose slice ring fits, for v5-v11.
+Plan mtile_order_tile(const ConvProblem& p, int P, const Policy& policy) {
   const int unit_cols = 8 / P, col_align = 8 / unit_cols;  // units per 8 columns: tile starts stay 16-byte aligned
   const int64_t capacity = int64_t(kWarps) * policy.m_tiles_per_warp(P, static_cast<int>(p.T)) * 16;
   const int64_t across = ceil_div(p.Wo, unit_cols), down = ceil_div(p.Ho, P);
@@ -110,7 +129,7 @@ Plan plan_for(const ConvProblem& p, int64_t sm_count, const Policy& policy) {
   for (;;) {
     row_units = ceil_div(down, ceil_div(down, row_units));  // same tile count, evenly split
     plan = tile_plan(p, P, static_cast<int>(row_units), static_cast<int>(col_units), policy);
-    if (plan.units > 0) break;
+    if (plan.units > 0) return plan;
     if (row_units > 1) {
       row_units = ceil_div(row_units, 2);
     } else if (col_units > col_align) {
@@ -119,6 +138,53 @@ Plan plan_for(const ConvProblem& p, int64_t sm_count, const Policy& policy) {
       return plan;
     }
   }
+}
+
+// v12's tile: at most kSlivers slivers of up to 2 * (M-tiles per warp) unit rows. Over a few column splits and
+// sliver lengths, the fitting tile of the fewest M-tile MMAs over the plane (8 per tile added for its fixed costs:
+// staging, barriers, B fragments), ties to fewer tiles.
+Plan sliding_tile(const ConvProblem& p, int P, const Policy& policy) {
+  const int unit_cols = 8 / P, col_align = 8 / unit_cols;
+  const int max_rows = 2 * policy.m_tiles_per_warp(P, static_cast<int>(p.T));
+  const int64_t across = ceil_div(p.Wo, unit_cols), down = ceil_div(p.Ho, P);
+  Plan best;
+  int64_t best_cost = -1;
+  for (int64_t splits = ceil_div(across, kSlivers); splits <= ceil_div(across, kSlivers) + 3; ++splits) {
+    const int64_t col_units = ceil_div(ceil_div(across, splits), col_align) * col_align;
+    if (col_units > kSlivers || (splits > 1 && ceil_div(across, col_units) < splits)) continue;
+    for (int rows = 2; rows <= max_rows; rows += 2) {
+      for (int64_t row_units = std::min(down, kSlivers / col_units * rows);; row_units = ceil_div(row_units, 2)) {
+        row_units = ceil_div(down, ceil_div(down, row_units));  // same tile count, evenly split
+        const Plan plan = tile_plan(p, P, static_cast<int>(row_units), static_cast<int>(col_units), policy, rows);
+        if (plan.units > 0) {
+          const int64_t tiles = ceil_div(down, row_units) * ceil_div(across, col_units);
+          const int64_t warps = ceil_div(int64_t(plan.sliver_blocks) * col_units, 8);
+          const int64_t cost = tiles * (warps * plan.sliver_rows / 2 + 8);
+          if (best_cost < 0 || cost < best_cost) best_cost = cost, best = plan;
+          break;
+        }
+        if (row_units == 1) break;
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+// The tile (mtile_order_tile, v12: sliding_tile), and the depth chunks per channel tile that minimize the slices
+// the busiest of `sm_count` SMs streams (0: one chunk). A chunk of L outputs streams L + T - 1 slices, so splitting
+// only pays when the CTAs would leave SMs idle. v11 (persistent) instead splits the tiles x Do outputs evenly over
+// ctas_per_sm CTAs per SM (CtaWork), shares of at least 8 (T - 1) outputs, so that a segment's T - 1 extra slices
+// cost at most an eighth of it.
+Plan plan_for(const ConvProblem& p, int64_t sm_count, const Policy& policy) {
+  const int shift = static_cast<int>(p.pad_lo[2] % 2);
+  const int P = p.Ho >= 2 && p.stride[1] == p.dilation[1] && p.S <= RowPacking<2>::max_filter_width(shift) ? 2 : 1;
+  if (p.S > RowPacking<1>::max_filter_width(shift) || p.T > kMaxT) return {};
+  Plan plan = policy.sliding ? sliding_tile(p, P, policy) : mtile_order_tile(p, P, policy);
+  if (plan.units == 0) return plan;
+  const int64_t across = ceil_div(p.Wo, 8 / P), down = ceil_div(p.Ho, P);
+  const int64_t row_units = plan.row_units, col_units = plan.col_units;
   plan.row_tiles = ceil_div(down, row_units);
   plan.col_tiles = ceil_div(across, col_units);
   const int64_t ctas = p.N * p.K * plan.row_tiles * plan.col_tiles;
@@ -167,6 +233,15 @@ std::string pipelined_refusal(const ConvProblem& p, PolicyId policy) {
     return "expected T <= " + std::to_string(kMaxT) + " (one register accumulator set per filter depth), but got T=" +
            std::to_string(p.T);
   }
+  const bool sliding = policy_of(policy).sliding;
+  if (sliding && p.stride[1] != p.dilation[1]) {
+    return "expected stride_h == dilation_h (M-tiles stacked down a sliver share input rows), but got stride_h=" +
+           std::to_string(p.stride[1]) + ", dilation_h=" + std::to_string(p.dilation[1]);
+  }
+  if (sliding && p.T > kMaxSlidingT) {
+    return "expected T <= " + std::to_string(kMaxSlidingT) + " (B fragments in registers), but got T=" +
+           std::to_string(p.T);
+  }
   const bool tma = policy_of(policy).tma;
   if (tma) {
     if (std::string why = sm90a_refusal(); !why.empty()) return why;
@@ -189,6 +264,11 @@ std::string pipelined_refusal(const ConvProblem& p, PolicyId policy) {
            std::to_string(policy_of(policy).smem_budget / 1024) + " KB of shared memory, but stride_h=" +
            std::to_string(p.stride[1]) + ", dilation_h=" + std::to_string(p.dilation[1]) +
            ", R=" + std::to_string(p.R) + " need more";
+  }
+  if (sliding && plan.steps > kMaxSlidingSteps) {
+    return "expected at most " + std::to_string(kMaxSlidingSteps) +
+           " MMA steps per filter depth (B fragments in registers: R <= 5 with two output rows per unit, else R <= " +
+           "3), but got R=" + std::to_string(p.R) + " in " + std::to_string(plan.steps) + " steps";
   }
   if (plan.ctas > 0x7fffffff) return "expected at most 2^31-1 CTAs, but the problem needs " + std::to_string(plan.ctas);
   return "";

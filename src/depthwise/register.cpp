@@ -55,27 +55,34 @@ void register_depthwise_variants(Registry& r) {
          "partial last round, and the TMA producer loads the next channel's first slices under this one's last MMAs "
          "(sm_90)",
          v11_mma_persistent_accepts, v11_mma_persistent_launch, "src/depthwise/dw_v11_mma_persistent.cu"});
+  r.add({"dw_v12_mma_sliding", "depthwise",
+         "v9 with each warp's M-tiles stacked down slivers of the tile (one unit column per lane group), so each input "
+         "row is loaded from shared memory once per slice instead of once per step, and the B fragments in registers "
+         "(sm_90)",
+         v12_mma_sliding_accepts, v12_mma_sliding_launch, "src/depthwise/dw_v12_mma_sliding.cu"});
 }
 
-// The rule, from the measurements in NOTES.md (H200): v9 where no output depth needs depth padding (v8/v9 multiply
-// zero slices for it, where v6 skips them), v7 for small planes (<= 1024 outputs: its smaller tiles waste less),
-// else v6; then the rest of the ladder in order, for what these refuse.
+// The rule, from the measurements in NOTES.md (H200): v12, then v9, where no output depth needs depth padding
+// (v8-v12 multiply zero slices for it, where v6 skips them; v12 refuses T > 3 and more than 3 steps), v7 for small
+// planes (<= 1024 outputs: its smaller tiles waste less), else v6; then the rest of the ladder in order, for what
+// these refuse.
 const Variant* choose_depthwise(const ConvProblem& p, std::string* why) {
-  const char* first = p.pad_lo[0] == 0 && p.pad_hi[0] == 0 ? "dw_v9_mma_tma"
-                      : p.Ho * p.Wo <= 1024               ? "dw_v7_mma_occupancy"
-                                                          : "dw_v6_mma_hoisted";
+  const bool no_depth_padding = p.pad_lo[0] == 0 && p.pad_hi[0] == 0;
+  std::vector<const char*> order;
+  if (no_depth_padding) order = {"dw_v12_mma_sliding", "dw_v9_mma_tma"};
+  order.push_back(p.Ho * p.Wo <= 1024 ? "dw_v7_mma_occupancy" : "dw_v6_mma_hoisted");
+  const size_t rule_picks = order.size();
   static const char* ladder[] = {"dw_v6_mma_hoisted", "dw_v7_mma_occupancy", "dw_v5_mma_pipelined",
                                  "dw_v4_mma_toeplitz", "dw_v3b_smem_occupancy", "dw_v3_smem_tile",
                                  "dw_v2_channels_last", "dw_v1_direct"};
-  std::vector<const char*> order{first};
   order.insert(order.end(), std::begin(ladder), std::end(ladder));
-  for (const char* name : order) {
-    const Variant* v = Registry::instance().find(name);
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Variant* v = Registry::instance().find(order[i]);
     if (v && v->accepts(p).empty()) {
       if (why) {
-        *why = name == std::string(first)
-                   ? "rule: v9 without depth padding, v7 for planes of <= 1024 outputs, else v6 (NOTES.md)"
-                   : "the rule's pick refuses this problem; first accepting rung of the ladder";
+        *why = i < rule_picks ? "rule: v12 then v9 without depth padding, v7 for planes of <= 1024 outputs, else v6 "
+                                "(NOTES.md)"
+                              : "the rule's picks refuse this problem; first accepting rung of the ladder";
       }
       return v;
     }

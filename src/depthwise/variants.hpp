@@ -50,4 +50,7 @@ void v10_mma_decoupled_launch(const ConvProblem& p, const ConvArgs& a, cudaStrea
 std::string v11_mma_persistent_accepts(const ConvProblem& p);
 void v11_mma_persistent_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
 
+std::string v12_mma_sliding_accepts(const ConvProblem& p);
+void v12_mma_sliding_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
 }  // namespace kforge::depthwise

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "depthwise/variants.hpp"
+#include "dispatch/registry.hpp"
 #include "gpu_test_util.hpp"
 #include "variant_check.hpp"
 
@@ -76,7 +77,7 @@ std::vector<ConvProblem> edge_problems() {
     out.push_back(depthwise_problem(1, 64, 1, {8, 8, 8}, {7, 7, 7}, params_of({1}, {3}, {}, {1}), bf16, l, false));
     out.push_back(depthwise_problem(1, 7, 1, {5, 8, 30}, {1, 1, 9}, params_of({1}, {0, 0, 4}, {}, {1}), f16, l, true));
   }
-  // The TMA-staged rungs (v9, v10: bf16/f16 NCDHW, W % 8 == 0): N > 1 with m = 2 and depth padding, odd pad_w,
+  // The TMA-staged rungs (v9-v12: bf16/f16 NCDHW, W % 8 == 0): N > 1 with m = 2 and depth padding, odd pad_w,
   // stride_h == dilation_h == 2 (two rows per MMA), P = 1 (S = 7), and planes split into row and column tiles.
   out.push_back(depthwise_problem(2, 4, 2, {7, 10, 16}, {3, 5, 5}, params_of({1}, {1, 2, 2}, {}, {1}), bf16, L::ncdhw,
                                   true));
@@ -87,6 +88,9 @@ std::vector<ConvProblem> edge_problems() {
                                   true));
   out.push_back(depthwise_problem(1, 2, 1, {3, 150, 400}, {1, 3, 3}, params_of({1}, {0, 1, 1}, {}, {1}), bf16,
                                   L::ncdhw, true));
+  // v12's slivers: three blocks of unit rows, the last one partial, with 60 of 64 lane groups busy.
+  out.push_back(depthwise_problem(1, 2, 1, {5, 45, 80}, {3, 5, 5}, params_of({1}, {0, 2, 2}, {}, {1}), bf16, L::ncdhw,
+                                  true));
   // Many channels over few SMs' worth of depth: plans with several depth steps per CTA exercise the slice rings.
   out.push_back(depthwise_problem(1, 600, 1, {12, 8, 8}, {3, 3, 3}, same1, bf16, L::ncdhw, true));
   out.push_back(depthwise_problem(1, 640, 1, {20, 6, 9}, {3, 3, 3}, params_of({2, 1, 1}, {1}, {}, {2, 1, 1}), bf16,
@@ -154,6 +158,35 @@ TEST(DepthwiseAccepts, LayoutsAndSharedMemoryReasons) {
   EXPECT_NE(v3_smem_tile_accepts(huge_halo).find("shared-memory"), std::string::npos)
       << v3_smem_tile_accepts(huge_halo);
   EXPECT_EQ(v1_direct_accepts(huge_halo), "");
+}
+
+// v12's own limits, with its reasons, and the rule's order around them (accepts() passes the sm_90a check when there
+// is no GPU, so this runs on the CPU).
+TEST(DepthwiseAccepts, SlidingLimitsAndTheRuleAroundThem) {
+  using namespace depthwise;
+  const ConvParams valid_depth = params_of({1}, {0, 2, 2}, {}, {1});
+  const auto ncdhw = [](std::vector<int64_t> in, std::vector<int64_t> k, ConvParams prm) {
+    return depthwise_problem(1, 8, 1, in, k, prm, DType::bf16, Layout::ncdhw, true);
+  };
+  const ConvProblem evo_like = ncdhw({9, 45, 80}, {3, 5, 5}, valid_depth);
+  const ConvProblem deep = ncdhw({9, 45, 80}, {5, 5, 5}, valid_depth);                          // T = 5
+  const ConvProblem tall = ncdhw({9, 45, 80}, {3, 7, 5}, params_of({1}, {0, 3, 2}, {}, {1}));  // R = 7: 4 steps
+  const ConvProblem strided_h = ncdhw({9, 45, 80}, {3, 3, 3}, params_of({1, 2, 1}, {0, 1, 1}, {}, {1}));
+  const ConvProblem padded_depth = ncdhw({9, 45, 80}, {3, 5, 5}, params_of({1}, {1, 2, 2}, {}, {1}));
+  const ConvProblem small_padded = ncdhw({9, 20, 24}, {3, 3, 3}, params_of({1}, {1}, {}, {1}));
+  EXPECT_EQ(v12_mma_sliding_accepts(evo_like), "");
+  EXPECT_NE(v12_mma_sliding_accepts(deep).find("T <= 3"), std::string::npos) << v12_mma_sliding_accepts(deep);
+  EXPECT_NE(v12_mma_sliding_accepts(tall).find("steps"), std::string::npos) << v12_mma_sliding_accepts(tall);
+  EXPECT_NE(v12_mma_sliding_accepts(strided_h).find("stride_h == dilation_h"), std::string::npos)
+      << v12_mma_sliding_accepts(strided_h);
+  for (const ConvProblem* p : {&deep, &tall, &strided_h}) EXPECT_EQ(v9_mma_tma_accepts(*p), "") << p->describe();
+
+  const auto chosen = [](const ConvProblem& p) { return std::string(choose_depthwise(p, nullptr)->name); };
+  EXPECT_EQ(chosen(evo_like), "dw_v12_mma_sliding");
+  EXPECT_EQ(chosen(deep), "dw_v9_mma_tma");
+  EXPECT_EQ(chosen(tall), "dw_v9_mma_tma");
+  EXPECT_EQ(chosen(padded_depth), "dw_v6_mma_hoisted");
+  EXPECT_EQ(chosen(small_padded), "dw_v7_mma_occupancy");
 }
 
 }  // namespace

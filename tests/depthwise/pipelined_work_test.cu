@@ -1,6 +1,7 @@
 // The pipelined depthwise kernels' work split, on the CPU: CtaWork's segments (what every CTA streams) against the
 // plan, for v9's one-chunk-per-CTA grid and v11's persistent shares. The kernel's TMA producer assumes that a CTA's
-// segments after its first start at output depth 0 of the next tile, so that is checked too.
+// segments after its first start at output depth 0 of the next tile, so that is checked too. And v12's slivers:
+// every unit of a tile in exactly one (warp, M-tile, half, lane group), every A load inside the staged slice.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -109,6 +110,50 @@ TEST(DepthwisePipelinedWork, OneChunkPerCtaCoversEveryOutputOnce) {
       for (Segment& s : cta) s.cta = s.cta / (per_chunk * plan.depth_chunks) * per_chunk + s.cta % per_chunk;
     }
     expect_exact_cover(segments, tiles, p.Do);
+  }
+}
+
+TEST(DepthwisePipelinedWork, SliversCoverEachTileOnceAndReadInsideTheStagedSlice) {
+  const Policy policy = policy_of(PolicyId::v12_sliding);
+  for (const ConvProblem& p : {
+           depthwise_problem(1, 512, 1, {61, 45, 80}, {3, 5, 5}, params_of({1}, {0, 2, 2}, {}, {1}), DType::bf16,
+                             Layout::ncdhw, true),  // evokernel: 23 x 20 units in one tile
+           depthwise_problem(1, 2, 1, {3, 150, 400}, {1, 3, 3}, kSame, DType::bf16, Layout::ncdhw, true),  // tiles
+           depthwise_problem(2, 3, 2, {5, 7, 24}, {3, 3, 3}, kSame, DType::bf16, Layout::ncdhw, false),  // odd rows
+           depthwise_problem(1, 4, 1, {4, 1, 40}, {1, 1, 3}, params_of({1}, {0, 0, 1}, {}, {1}), DType::bf16,
+                             Layout::ncdhw, true),  // one output row: P = 1
+           depthwise_problem(1, 4, 1, {6, 30, 64}, {3, 3, 7}, params_of({1}, {1, 1, 3}, {}, {1}), DType::f16,
+                             Layout::ncdhw, true),  // S = 7: P = 1, 3 steps
+       }) {
+    SCOPED_TRACE(p.key());
+    const Plan plan = plan_for(p, 132, policy);
+    ASSERT_GT(plan.units, 0);
+    ASSERT_GT(plan.sliver_rows, 0);
+    EXPECT_EQ(plan.sliver_rows % 2, 0);
+    EXPECT_LE(plan.sliver_rows, 2 * policy.m_tiles_per_warp(plan.P, static_cast<int>(p.T)));
+    EXPECT_LE(plan.sliver_blocks * plan.col_units, kSlivers);
+    const int tiles = plan.sliver_rows / 2;
+    std::vector<int> seen(plan.units, 0);
+    for (int warp = 0; warp < kWarps; ++warp) {
+      for (int g = 0; g < 8; ++g) {
+        for (int i = 0; i < policy.m_tiles_per_warp(plan.P, static_cast<int>(p.T)); ++i) {
+          for (int h = 0; h < 2; ++h) {
+            const int u = plan.unit_of(warp, i, h, g);
+            if (u >= 0) ++seen[u];
+            if (u >= 0) EXPECT_LT(2 * i + h, plan.sliver_rows);
+          }
+        }
+        // The kernel's loads: rows 0 .. 2 tiles + steps - 2 of the lane's sliver (unit 0's for a lane group past the
+        // tile), each at its window + 0..7 and + a_high + 0..7 (a_high: the next K row, or 8 columns for P = 1).
+        const int top = std::max(plan.unit_of(warp, 0, 0, g), 0);
+        const int64_t row_step = int64_t(plan.P) * p.dilation[1] * plan.pitch;
+        const int64_t a_high = plan.P == 2 ? p.dilation[1] * plan.pitch : 8;
+        const int64_t last = plan.unit_window(top) + (2 * tiles + plan.steps - 2) * row_step + a_high + 7;
+        EXPECT_LT(last, int64_t(plan.rows_in) * plan.pitch) << "warp " << warp << " lane group " << g;
+        EXPECT_LT(plan.unit_window(top) % plan.pitch + (plan.P == 2 ? 7 : 15), plan.cols_in);
+      }
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), plan.units) << "a unit is missed or computed twice";
   }
 }
 
