@@ -205,6 +205,47 @@ __device__ __forceinline__ void sliding_slice_mmas(float (&acc)[T][MT][4], int u
   }
 }
 
+// v13: slice u's MMAs with M-tile i made of sliver rows i (A rows 0-7) and i + half_rows (rows 8-15, a_half bytes
+// further). Its A operand at step s is then quad i + s: rows i + s and i + s + half_rows, low and high K halves,
+// which is also M-tile i + 1's at step s - 1, so each quad is loaded once (4 LDS.32; 4 (tiles + kSteps - 1) per
+// slice, v12: 2 (2 tiles + kSteps - 1)) and fed to the MMAs as the four registers it was loaded into: v12's
+// sliding rows move to a new A position at every step, which cost ptxas ~2 register moves per MMA. M-tile by M-tile,
+// each loading the one quad its predecessor did not, so kSteps quads are live. kAllTiles (v14: the warp computes all
+// MT M-tiles, tiles == MT): no branch per M-tile, so the slice is one basic block and ptxas may interleave the
+// M-tiles' MMA chains (v13: each M-tile's 3 chains of kSteps dependent MMAs, a block of their own).
+template <typename E, bool kAllTiles, int T, int MT, int kSteps>
+__device__ __forceinline__ void shared_quad_slice_mmas(float (&acc)[T][MT][4], int u, uint32_t a_lane,
+                                                       uint32_t a_half, uint32_t a_high, uint32_t step_bytes,
+                                                       const uint2 (&b)[kSteps][T], int tiles,
+                                                       const float (&bias)[4]) {
+  uint32_t quad[MT + kSteps - 1][4];
+  const uint32_t a_lane_low = a_lane + a_half;  // the lane's row of A rows 8-15
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+    if (kAllTiles || i < tiles) {
+#pragma unroll
+      for (int k = i == 0 ? 0 : i + kSteps - 1; k <= i + kSteps - 1; ++k) {
+        quad[k][0] = lds32(a_lane + k * step_bytes);
+        quad[k][1] = lds32(a_lane_low + k * step_bytes);
+        quad[k][2] = lds32(a_lane + k * step_bytes + a_high);
+        quad[k][3] = lds32(a_lane_low + k * step_bytes + a_high);
+      }
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) {
+#pragma unroll
+        for (int t = 0; t < T; ++t) {
+          float(&d)[4] = acc[(u - t + T) % T][i];
+          if (s == 0 && t == 0) {
+            mma_m16n8k16<E>(d, quad[i + s], b[s][t], bias);
+          } else {
+            mma_m16n8k16<E>(d, quad[i + s], b[s][t]);
+          }
+        }
+      }
+    }
+  }
+}
+
 // ---- epilogue ----
 
 // Each output pair's offset in an output depth plane (lane maps as in dw_pipelined.cuh's direct_store_and_clear),

@@ -1,4 +1,4 @@
-// The depth-streaming tensor-core depthwise kernel of dw_v5_mma_pipelined .. dw_v11_mma_persistent (one Policy
+// The depth-streaming tensor-core depthwise kernel of dw_v5_mma_pipelined .. dw_v14_mma_one_block (one Policy
 // each, dw_pipelined_common.cuh): mma.sync m16n8k16, fp32 accumulation, operands from dw_toeplitz.cuh.
 // A CTA owns one (n, k) channel x a tile of the output plane (the whole plane when it fits) x a chunk of output
 // depths, and streams the input depth slices through a ring of kStages shared-memory stages filled kStages-1
@@ -11,7 +11,9 @@
 // is v6 with the accumulator resets folded into the first MMA and the step loop unrolled; v9 is v8 staged by TMA;
 // v10 is v9 with per-stage mbarriers instead of a CTA barrier per slice; v11 is v9 on a persistent grid whose CTAs
 // stream several segments (CtaWork) each; v12 is v9 with its M-tiles stacked down slivers of the tile (Plan::unit_of),
-// so each input row is loaded once per slice, and its B fragments in registers (sliding_slice_mmas).
+// so each input row is loaded once per slice, and its B fragments in registers (sliding_slice_mmas); v13 is v12 with
+// each M-tile's halves half a sliver apart, so each A quad is loaded once and used as loaded (shared_quad_slice_mmas);
+// v14 is v13 with a warp's slice in one basic block when it computes all its M-tiles.
 // v5's code is kept as measured (its SASS was checked unchanged when v6 was added). Since v12, Plan's sliver fields
 // shift the kernels' parameter offsets and unit_of<false> adds a few setup instructions to v5-v11: v9 measured the
 // same before and after (0.156-0.157 ms on evokernel).
@@ -102,7 +104,11 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
   constexpr bool kDecoupled = policy_of(kPolicy).decoupled;
   constexpr bool kPersistent = policy_of(kPolicy).persistent;
   constexpr bool kSliding = policy_of(kPolicy).sliding;
+  constexpr bool kSharedQuads = policy_of(kPolicy).shared_quads;
+  constexpr bool kAllTilesBlock = policy_of(kPolicy).all_tiles_block;
   static_assert(!kSliding || (kTma && kLean && !kDecoupled && !kPersistent && kSteps > 0), "v12 extends v9");
+  static_assert(!kSharedQuads || kSliding, "v13 extends v12");
+  static_assert(!kAllTilesBlock || kSharedQuads, "v14 extends v13");
   // Several segments per CTA need the TMA producer's walk across segment ends (below) and a CTA barrier per slice
   // (which orders each B-fragment buffer's rebuild after its last reads).
   static_assert(!kPersistent || (kTma && kLean && !kDecoupled), "v11 extends v9");
@@ -138,6 +144,9 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
     }
   }
   const uint32_t step_bytes = 2 * P * static_cast<uint32_t>(g.dilation[1]) * plan.pitch;
+  // v13: from an M-tile's A rows 0-7 to its rows 8-15, half_rows unit rows down (stride_h == dilation_h: a unit row
+  // is a step).
+  const uint32_t half_bytes = static_cast<uint32_t>(plan.half_rows) * step_bytes;
   const uint32_t stages_addr = static_cast<uint32_t>(__cvta_generic_to_shared(stages));
   const uint32_t slice_bytes = 2 * plan.stage_elems;
   uint32_t a_base = 0;
@@ -329,7 +338,15 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
         // first and last T-1 slices) run anyway: such a product lands in the set of an output that is not live and
         // is reset before that set is used (below); skipping it would put a predicate, hence a warp re-convergence,
         // on every MMA.
-        if constexpr (kSliding) {
+        if constexpr (kSharedQuads) {
+          const uint32_t a_lane = stages_addr + slot * slice_bytes + a_offset[0][0];
+          if (kAllTilesBlock && sliver_tiles == MT) {  // warp-uniform
+            shared_quad_slice_mmas<E, true>(acc, u, a_lane, half_bytes, a_high, step_bytes, b_regs, MT, bias4);
+          } else {
+            shared_quad_slice_mmas<E, false>(acc, u, a_lane, half_bytes, a_high, step_bytes, b_regs, sliver_tiles,
+                                             bias4);
+          }
+        } else if constexpr (kSliding) {
           sliding_slice_mmas<E>(acc, u, stages_addr + slot * slice_bytes + a_offset[0][0], a_high, step_bytes, b_regs,
                                 sliver_tiles, bias4);
         } else if constexpr (kHoisted) {
@@ -462,6 +479,14 @@ void launch_pipelined(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, c
   }
   const Plan plan = cached_plan(p, current_sm_count(), kPolicy);
   KF_CHECK(plan.units > 0, std::string(variant) + ": launched on a problem its accepts() refuses");
+  if constexpr (policy_of(kPolicy).all_tiles_block) {
+    // v14's one-block path needs slivers of 2 MT unit rows; on other plans (the same as v13's) its kernel would run
+    // v13's path only, slower than v13's own kernel (dcae_dw3: 0.289 against 0.280 ms), so v13's runs instead:
+    // each accumulator gets the same MMAs in the same order.
+    if (plan.sliver_rows != 2 * policy_of(kPolicy).m_tiles_per_warp(plan.P, static_cast<int>(p.T))) {
+      return launch_pipelined<PolicyId::v13_shared_quads>(p, a, s, variant);
+    }
+  }
   if constexpr (policy_of(kPolicy).hoisted) {
     const ChunkGrid grid(plan, p);
     KF_CHECK(grid.row_blocks <= ChunkGrid::kMaxBlocks && grid.col_blocks <= ChunkGrid::kMaxBlocks,

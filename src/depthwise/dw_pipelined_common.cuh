@@ -22,13 +22,14 @@ constexpr int kThreads = kWarps * 32;
 constexpr int kStages = 4;  // 3 slices in flight per CTA: with 2 CTAs per SM, ~60 KB of loads in flight per SM
 constexpr int kMaxT = 7;
 constexpr uint32_t kNoUnit = 0xffffffffu;
-// v12: its B fragments live in registers (2 per (step, filter depth)), so it takes T <= 3 and at most 3 steps.
+// v12-v14: B fragments live in registers (2 per (step, filter depth)), so they take T <= 3 and at most 3 steps.
 constexpr int kMaxSlidingT = 3, kMaxSlidingSteps = 3;
-constexpr int kSlivers = kWarps * 8;  // v12: one sliver per lane group of each warp
+constexpr int kSlivers = kWarps * 8;  // v12-v14: one sliver per lane group of each warp
 
 // What the instantiations of the kernel differ in; a kernel template argument by PolicyId.
 enum class PolicyId {
-  v5_pipelined, v6_hoisted, v7_occupancy, v8_lean, v9_tma, v10_decoupled, v11_persistent, v12_sliding
+  v5_pipelined, v6_hoisted, v7_occupancy, v8_lean, v9_tma, v10_decoupled, v11_persistent, v12_sliding,
+  v13_shared_quads, v14_one_block
 };
 struct Policy {
   bool hoisted;         // per-CTA bookkeeping (dw_hoisted.cuh) instead of v5's per-slice bookkeeping
@@ -41,18 +42,22 @@ struct Policy {
   bool tma = false;     // v9: slices staged by one TMA box each (one thread; zeros outside the input)
   bool decoupled = false;  // v10: stages released by per-stage mbarriers instead of a CTA barrier per slice
   bool persistent = false;  // v11: ctas_per_sm CTAs per SM, each streams an equal share of the work (CtaWork)
-  bool sliding = false;     // v12: M-tiles stacked down slivers, A rows reused across steps, B in registers
+  bool sliding = false;     // v12-v14: M-tiles stacked down slivers, A rows reused across steps, B in registers
+  bool shared_quads = false;  // v13, v14: an M-tile's halves half a sliver apart, so its A quads are its neighbours'
+  bool all_tiles_block = false;  // v14: a warp with all its M-tiles runs a slice's MMAs as one basic block
   __host__ __device__ constexpr int m_tiles_per_warp(int P, int T) const { return m_tiles[P - 1][T]; }
 };
 
 __host__ __device__ constexpr Policy policy_of(PolicyId id) {
   // v7: 3 CTAs per SM on H100/H200 (3 x (72 + 1 reserved) KB <= 228 KB, 80 registers); 2 on A100 (164 KB).
   if (id == PolicyId::v7_occupancy) return {true, 3, 72 * 1024, {{0, 4, 3, 2, 2, 1, 1, 1}, {0, 4, 3, 2, 2, 1, 1, 1}}};
-  // v5, v6, v8-v12: 2 CTAs per SM on A100 (164 KB) and H100/H200 (228 KB), 128 registers (P = 1 at T = 3, 4 needs one
-  // tile less than P = 2). v12 (T <= 3) fits 4 M-tiles with 8 A registers live (v9: 16) and 18 of B (v9: 6).
+  // v5, v6, v8-v14: 2 CTAs per SM on A100 (164 KB) and H100/H200 (228 KB), 128 registers (P = 1 at T = 3, 4 needs one
+  // tile less than P = 2). v12 (T <= 3) fits 4 M-tiles with 8 A registers live (v9: 16) and 18 of B (v9: 6); v13
+  // and v14 with 12 A registers live (kSteps quads).
   return {id != PolicyId::v5_pipelined, 2, 80 * 1024, {{0, 4, 4, 3, 2, 2, 2, 1}, {0, 4, 4, 4, 3, 2, 2, 1}},
           id >= PolicyId::v8_lean, id >= PolicyId::v9_tma, id == PolicyId::v10_decoupled,
-          id == PolicyId::v11_persistent, id == PolicyId::v12_sliding};
+          id == PolicyId::v11_persistent, id >= PolicyId::v12_sliding, id >= PolicyId::v13_shared_quads,
+          id == PolicyId::v14_one_block};
 }
 
 struct Plan {
@@ -72,9 +77,12 @@ struct Plan {
   int64_t ctas = 0;     // the grid: one CTA per (channel, depth chunk, tile); v11: at most ctas_per_sm per SM
   int64_t items = 0;    // v11: channel tiles x Do, the (tile, output depth) pairs its CTAs share
   int b_buffers = 1;    // v11: 2, so a CTA builds the next segment's B fragments while its warps finish the last
-  // v12: the tile is sliver_blocks blocks of sliver_rows unit rows; a sliver is one unit column of a block, and lane
-  // group g of warp w takes sliver 8w + g (block-major, column fastest). 0: units in M-tile order (v5-v11).
+  // v12-v14: the tile is sliver_blocks blocks of sliver_rows unit rows; a sliver is one unit column of a block, and
+  // lane group g of warp w takes sliver 8w + g (block-major, column fastest). 0: units in M-tile order (v5-v11).
   int sliver_rows = 0, sliver_blocks = 0;
+  // v12-v14: sliver rows between M-tile i's A rows 0-7 and 8-15. v12: 1 (M-tile i is rows 2i and 2i + 1); v13, v14:
+  // sliver_rows / 2 (rows i and i + sliver_rows / 2).
+  int half_rows = 1;
 
   size_t smem_bytes(int64_t T) const;  // below ProducerState
   // Tile position of unit u's first output, and the staged offset of its K window (kr = 0, step 0).
@@ -84,6 +92,7 @@ struct Plan {
   // The unit in A row 8h + g of the warp's M-tile i, or -1 past the tile. v5-v11: units 16 (warp + kWarps i) on, in
   // order. v12: M-tile i covers unit rows 2i (A rows 0-7) and 2i + 1 (rows 8-15) of the lane groups' slivers, so
   // the A rows of M-tile i at step s + 1 are those of M-tile i's rows + 1 at step s: each input row is loaded once.
+  // v13, v14: rows i and i + half_rows, so M-tile i's A operand at step s + 1 is M-tile i + 1's at step s, whole.
   // Kernels pass their policy's kSliding (no branch on sliver_rows in v5-v11's code); host code calls unit_of.
   template <bool kSliding>
   __host__ __device__ int unit_of(int warp, int i, int h, int g) const {
@@ -91,8 +100,9 @@ struct Plan {
       const int u = 16 * (warp + kWarps * i) + 8 * h + g;
       return u < units ? u : -1;
     }
-    const int sliver = 8 * warp + g, row = sliver / col_units * sliver_rows + 2 * i + h;
-    const bool real = sliver < sliver_blocks * col_units && 2 * i + h < sliver_rows && row < row_units;
+    const int in_sliver = half_rows == 1 ? 2 * i + h : i + h * half_rows;
+    const int sliver = 8 * warp + g, row = sliver / col_units * sliver_rows + in_sliver;
+    const bool real = sliver < sliver_blocks * col_units && i < sliver_rows / 2 && row < row_units;
     return real ? row * col_units + sliver % col_units : -1;
   }
   __host__ __device__ int unit_of(int warp, int i, int h, int g) const {

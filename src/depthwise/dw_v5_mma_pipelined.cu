@@ -25,7 +25,7 @@
 namespace kforge::depthwise::pipelined {
 namespace {
 
-// Tile geometry for row_units x col_units units (v12: in slivers of up to sliver_rows unit rows, its slice rows
+// Tile geometry for row_units x col_units units (v12-v14: in slivers of up to sliver_rows unit rows, its slice rows
 // rounded up to whole blocks of slivers); units == 0 when the slice ring and the B fragments do not fit the
 // policy's smem_budget (or, for TMA boxes, a slice is wider or taller than 256), or v12's slivers outnumber its
 // lane groups.
@@ -48,6 +48,7 @@ Plan tile_plan(const ConvProblem& p, int P, int row_units, int col_units, const 
   if (sliver_rows > 0) {
     plan.sliver_rows = std::min(sliver_rows, static_cast<int>(ceil_div(row_units, 2) * 2));
     plan.sliver_blocks = static_cast<int>(ceil_div(row_units, plan.sliver_rows));
+    plan.half_rows = policy.shared_quads ? plan.sliver_rows / 2 : 1;
     if (int64_t(plan.sliver_blocks) * col_units > kSlivers) return plan;
     staged_units = int64_t(plan.sliver_blocks) * plan.sliver_rows;
   }
@@ -96,7 +97,7 @@ int64_t lds32_wavefronts(const Plan& plan, const std::array<int, 8>& units) {
 }
 }  // namespace
 
-// The A-fragment loads of a slice read the units of each half M-tile (v12: each warp's sliver tops, shifted by
+// The A-fragment loads of a slice read the units of each half M-tile (v12-v14: each warp's sliver tops, shifted by
 // whole rows); steps, registers and stages shift every address alike, so these patterns decide the bank conflicts.
 int64_t a_load_wavefronts(const Plan& plan) {
   int64_t total = 0;
@@ -140,7 +141,7 @@ Plan mtile_order_tile(const ConvProblem& p, int P, const Policy& policy) {
   }
 }
 
-// v12's tile: at most kSlivers slivers of up to 2 * (M-tiles per warp) unit rows. Over a few column splits and
+// v12-v14's tile: at most kSlivers slivers of up to 2 * (M-tiles per warp) unit rows. Over a few column splits and
 // sliver lengths, the fitting tile of the fewest M-tile MMAs over the plane (8 per tile added for its fixed costs:
 // staging, barriers, B fragments), ties to fewer tiles.
 Plan sliding_tile(const ConvProblem& p, int P, const Policy& policy) {
@@ -172,7 +173,7 @@ Plan sliding_tile(const ConvProblem& p, int P, const Policy& policy) {
 
 }  // namespace
 
-// The tile (mtile_order_tile, v12: sliding_tile), and the depth chunks per channel tile that minimize the slices
+// The tile (mtile_order_tile, v12-v14: sliding_tile), and the depth chunks per channel tile that minimize the slices
 // the busiest of `sm_count` SMs streams (0: one chunk). A chunk of L outputs streams L + T - 1 slices, so splitting
 // only pays when the CTAs would leave SMs idle. v11 (persistent) instead splits the tiles x Do outputs evenly over
 // ctas_per_sm CTAs per SM (CtaWork), shares of at least 8 (T - 1) outputs, so that a segment's T - 1 extra slices

@@ -60,16 +60,25 @@ void register_depthwise_variants(Registry& r) {
          "row is loaded from shared memory once per slice instead of once per step, and the B fragments in registers "
          "(sm_90)",
          v12_mma_sliding_accepts, v12_mma_sliding_launch, "src/depthwise/dw_v12_mma_sliding.cu"});
+  r.add({"dw_v13_mma_shared_quads", "depthwise",
+         "v12 with each M-tile's halves half a sliver apart, so M-tile i's A operand at step s + 1 is M-tile i + 1's "
+         "at step s: each A register quad is loaded once per slice and fed to the MMAs as loaded, without v12's "
+         "register moves (sm_90)",
+         v13_mma_shared_quads_accepts, v13_mma_shared_quads_launch, "src/depthwise/dw_v13_mma_shared_quads.cu"});
+  r.add({"dw_v14_mma_one_block", "depthwise",
+         "v13 with a warp's slice of MMAs in one basic block when the warp computes all its M-tiles (no branch per "
+         "M-tile), so ptxas interleaves the M-tiles' chains of dependent MMAs (sm_90)",
+         v14_mma_one_block_accepts, v14_mma_one_block_launch, "src/depthwise/dw_v14_mma_one_block.cu"});
 }
 
-// The rule, from the measurements in NOTES.md (H200): v12, then v9, where no output depth needs depth padding
-// (v8-v12 multiply zero slices for it, where v6 skips them; v12 refuses T > 3 and more than 3 steps), v7 for small
-// planes (<= 1024 outputs: its smaller tiles waste less), else v6; then the rest of the ladder in order, for what
-// these refuse.
+// The rule, from the measurements in NOTES.md (H200): v14 (v13's kernel where its one-block path does not apply),
+// then v9, where no output depth needs depth padding (v8-v14 multiply zero slices for it, where v6 skips them; v12-v14
+// refuse T > 3 and more than 3 steps), v7 for small planes (<= 1024 outputs: its smaller tiles waste less), else v6;
+// then the rest of the ladder in order, for what these refuse.
 const Variant* choose_depthwise(const ConvProblem& p, std::string* why) {
   const bool no_depth_padding = p.pad_lo[0] == 0 && p.pad_hi[0] == 0;
   std::vector<const char*> order;
-  if (no_depth_padding) order = {"dw_v12_mma_sliding", "dw_v9_mma_tma"};
+  if (no_depth_padding) order = {"dw_v14_mma_one_block", "dw_v9_mma_tma"};
   order.push_back(p.Ho * p.Wo <= 1024 ? "dw_v7_mma_occupancy" : "dw_v6_mma_hoisted");
   const size_t rule_picks = order.size();
   static const char* ladder[] = {"dw_v6_mma_hoisted", "dw_v7_mma_occupancy", "dw_v5_mma_pipelined",
@@ -80,7 +89,7 @@ const Variant* choose_depthwise(const ConvProblem& p, std::string* why) {
     const Variant* v = Registry::instance().find(order[i]);
     if (v && v->accepts(p).empty()) {
       if (why) {
-        *why = i < rule_picks ? "rule: v12 then v9 without depth padding, v7 for planes of <= 1024 outputs, else v6 "
+        *why = i < rule_picks ? "rule: v14 then v9 without depth padding, v7 for planes of <= 1024 outputs, else v6 "
                                 "(NOTES.md)"
                               : "the rule's picks refuse this problem; first accepting rung of the ladder";
       }

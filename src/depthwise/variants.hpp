@@ -53,4 +53,10 @@ void v11_mma_persistent_launch(const ConvProblem& p, const ConvArgs& a, cudaStre
 std::string v12_mma_sliding_accepts(const ConvProblem& p);
 void v12_mma_sliding_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
 
+std::string v13_mma_shared_quads_accepts(const ConvProblem& p);
+void v13_mma_shared_quads_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
+std::string v14_mma_one_block_accepts(const ConvProblem& p);
+void v14_mma_one_block_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s);
+
 }  // namespace kforge::depthwise

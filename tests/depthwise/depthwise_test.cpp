@@ -77,7 +77,7 @@ std::vector<ConvProblem> edge_problems() {
     out.push_back(depthwise_problem(1, 64, 1, {8, 8, 8}, {7, 7, 7}, params_of({1}, {3}, {}, {1}), bf16, l, false));
     out.push_back(depthwise_problem(1, 7, 1, {5, 8, 30}, {1, 1, 9}, params_of({1}, {0, 0, 4}, {}, {1}), f16, l, true));
   }
-  // The TMA-staged rungs (v9-v12: bf16/f16 NCDHW, W % 8 == 0): N > 1 with m = 2 and depth padding, odd pad_w,
+  // The TMA-staged rungs (v9-v14: bf16/f16 NCDHW, W % 8 == 0): N > 1 with m = 2 and depth padding, odd pad_w,
   // stride_h == dilation_h == 2 (two rows per MMA), P = 1 (S = 7), and planes split into row and column tiles.
   out.push_back(depthwise_problem(2, 4, 2, {7, 10, 16}, {3, 5, 5}, params_of({1}, {1, 2, 2}, {}, {1}), bf16, L::ncdhw,
                                   true));
@@ -88,7 +88,7 @@ std::vector<ConvProblem> edge_problems() {
                                   true));
   out.push_back(depthwise_problem(1, 2, 1, {3, 150, 400}, {1, 3, 3}, params_of({1}, {0, 1, 1}, {}, {1}), bf16,
                                   L::ncdhw, true));
-  // v12's slivers: three blocks of unit rows, the last one partial, with 60 of 64 lane groups busy.
+  // v12-v14's slivers: three blocks of unit rows, the last one partial, with 60 of 64 lane groups busy.
   out.push_back(depthwise_problem(1, 2, 1, {5, 45, 80}, {3, 5, 5}, params_of({1}, {0, 2, 2}, {}, {1}), bf16, L::ncdhw,
                                   true));
   // Many channels over few SMs' worth of depth: plans with several depth steps per CTA exercise the slice rings.
@@ -160,8 +160,8 @@ TEST(DepthwiseAccepts, LayoutsAndSharedMemoryReasons) {
   EXPECT_EQ(v1_direct_accepts(huge_halo), "");
 }
 
-// v12's own limits, with its reasons, and the rule's order around them (accepts() passes the sm_90a check when there
-// is no GPU, so this runs on the CPU).
+// v12-v14's own limits, with their reasons, and the rule's order around them (accepts() passes the sm_90a check
+// when there is no GPU, so this runs on the CPU).
 TEST(DepthwiseAccepts, SlidingLimitsAndTheRuleAroundThem) {
   using namespace depthwise;
   const ConvParams valid_depth = params_of({1}, {0, 2, 2}, {}, {1});
@@ -174,15 +174,16 @@ TEST(DepthwiseAccepts, SlidingLimitsAndTheRuleAroundThem) {
   const ConvProblem strided_h = ncdhw({9, 45, 80}, {3, 3, 3}, params_of({1, 2, 1}, {0, 1, 1}, {}, {1}));
   const ConvProblem padded_depth = ncdhw({9, 45, 80}, {3, 5, 5}, params_of({1}, {1, 2, 2}, {}, {1}));
   const ConvProblem small_padded = ncdhw({9, 20, 24}, {3, 3, 3}, params_of({1}, {1}, {}, {1}));
-  EXPECT_EQ(v12_mma_sliding_accepts(evo_like), "");
-  EXPECT_NE(v12_mma_sliding_accepts(deep).find("T <= 3"), std::string::npos) << v12_mma_sliding_accepts(deep);
-  EXPECT_NE(v12_mma_sliding_accepts(tall).find("steps"), std::string::npos) << v12_mma_sliding_accepts(tall);
-  EXPECT_NE(v12_mma_sliding_accepts(strided_h).find("stride_h == dilation_h"), std::string::npos)
-      << v12_mma_sliding_accepts(strided_h);
+  for (const auto accepts : {v12_mma_sliding_accepts, v13_mma_shared_quads_accepts, v14_mma_one_block_accepts}) {
+    EXPECT_EQ(accepts(evo_like), "");
+    EXPECT_NE(accepts(deep).find("T <= 3"), std::string::npos) << accepts(deep);
+    EXPECT_NE(accepts(tall).find("steps"), std::string::npos) << accepts(tall);
+    EXPECT_NE(accepts(strided_h).find("stride_h == dilation_h"), std::string::npos) << accepts(strided_h);
+  }
   for (const ConvProblem* p : {&deep, &tall, &strided_h}) EXPECT_EQ(v9_mma_tma_accepts(*p), "") << p->describe();
 
   const auto chosen = [](const ConvProblem& p) { return std::string(choose_depthwise(p, nullptr)->name); };
-  EXPECT_EQ(chosen(evo_like), "dw_v12_mma_sliding");
+  EXPECT_EQ(chosen(evo_like), "dw_v14_mma_one_block");
   EXPECT_EQ(chosen(deep), "dw_v9_mma_tma");
   EXPECT_EQ(chosen(tall), "dw_v9_mma_tma");
   EXPECT_EQ(chosen(padded_depth), "dw_v6_mma_hoisted");

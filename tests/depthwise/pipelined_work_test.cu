@@ -1,10 +1,12 @@
 // The pipelined depthwise kernels' work split, on the CPU: CtaWork's segments (what every CTA streams) against the
 // plan, for v9's one-chunk-per-CTA grid and v11's persistent shares. The kernel's TMA producer assumes that a CTA's
-// segments after its first start at output depth 0 of the next tile, so that is checked too. And v12's slivers:
-// every unit of a tile in exactly one (warp, M-tile, half, lane group), every A load inside the staged slice.
+// segments after its first start at output depth 0 of the next tile, so that is checked too. And v12-v14's
+// slivers: every unit of a tile in exactly one (warp, M-tile, half, lane group), at the sliver row the kernel loads
+// it from, every A load inside the staged slice.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "depthwise/dw_pipelined_common.cuh"
@@ -97,7 +99,7 @@ TEST(DepthwisePipelinedWork, OneChunkPerCtaCoversEveryOutputOnce) {
   // Depth chunks (few channels on many SMs) and several tiles per plane.
   for (const ConvProblem& p :
        {depthwise_problem(1, 4, 1, {64, 20, 24}, {3, 3, 3}, kSame, DType::bf16, Layout::ncdhw, true),
-        depthwise_problem(1, 2, 1, {3, 150, 400}, {1, 3, 3}, kSame, DType::bf16, Layout::ncdhw, true)}) {
+      depthwise_problem(1, 2, 1, {3, 150, 400}, {1, 3, 3}, kSame, DType::bf16, Layout::ncdhw, true)}) {
     SCOPED_TRACE(p.key());
     const Plan plan = plan_for(p, 132, policy_of(PolicyId::v9_tma));
     ASSERT_GT(plan.units, 0);
@@ -114,46 +116,54 @@ TEST(DepthwisePipelinedWork, OneChunkPerCtaCoversEveryOutputOnce) {
 }
 
 TEST(DepthwisePipelinedWork, SliversCoverEachTileOnceAndReadInsideTheStagedSlice) {
-  const Policy policy = policy_of(PolicyId::v12_sliding);
-  for (const ConvProblem& p : {
-           depthwise_problem(1, 512, 1, {61, 45, 80}, {3, 5, 5}, params_of({1}, {0, 2, 2}, {}, {1}), DType::bf16,
-                             Layout::ncdhw, true),  // evokernel: 23 x 20 units in one tile
-           depthwise_problem(1, 2, 1, {3, 150, 400}, {1, 3, 3}, kSame, DType::bf16, Layout::ncdhw, true),  // tiles
-           depthwise_problem(2, 3, 2, {5, 7, 24}, {3, 3, 3}, kSame, DType::bf16, Layout::ncdhw, false),  // odd rows
-           depthwise_problem(1, 4, 1, {4, 1, 40}, {1, 1, 3}, params_of({1}, {0, 0, 1}, {}, {1}), DType::bf16,
-                             Layout::ncdhw, true),  // one output row: P = 1
-           depthwise_problem(1, 4, 1, {6, 30, 64}, {3, 3, 7}, params_of({1}, {1, 1, 3}, {}, {1}), DType::f16,
-                             Layout::ncdhw, true),  // S = 7: P = 1, 3 steps
-       }) {
-    SCOPED_TRACE(p.key());
-    const Plan plan = plan_for(p, 132, policy);
-    ASSERT_GT(plan.units, 0);
-    ASSERT_GT(plan.sliver_rows, 0);
-    EXPECT_EQ(plan.sliver_rows % 2, 0);
-    EXPECT_LE(plan.sliver_rows, 2 * policy.m_tiles_per_warp(plan.P, static_cast<int>(p.T)));
-    EXPECT_LE(plan.sliver_blocks * plan.col_units, kSlivers);
-    const int tiles = plan.sliver_rows / 2;
-    std::vector<int> seen(plan.units, 0);
-    for (int warp = 0; warp < kWarps; ++warp) {
-      for (int g = 0; g < 8; ++g) {
-        for (int i = 0; i < policy.m_tiles_per_warp(plan.P, static_cast<int>(p.T)); ++i) {
-          for (int h = 0; h < 2; ++h) {
-            const int u = plan.unit_of(warp, i, h, g);
-            if (u >= 0) ++seen[u];
-            if (u >= 0) EXPECT_LT(2 * i + h, plan.sliver_rows);
+  const std::vector<ConvProblem> problems = {
+      depthwise_problem(1, 512, 1, {61, 45, 80}, {3, 5, 5}, params_of({1}, {0, 2, 2}, {}, {1}), DType::bf16,
+                        Layout::ncdhw, true),  // evokernel: 23 x 20 units in one tile
+      depthwise_problem(1, 2, 1, {3, 150, 400}, {1, 3, 3}, kSame, DType::bf16, Layout::ncdhw, true),  // tiles
+      depthwise_problem(2, 3, 2, {5, 7, 24}, {3, 3, 3}, kSame, DType::bf16, Layout::ncdhw, false),  // odd rows
+      depthwise_problem(1, 4, 1, {4, 1, 40}, {1, 1, 3}, params_of({1}, {0, 0, 1}, {}, {1}), DType::bf16,
+                        Layout::ncdhw, true),  // one output row: P = 1
+      depthwise_problem(1, 4, 1, {6, 30, 64}, {3, 3, 7}, params_of({1}, {1, 1, 3}, {}, {1}), DType::f16,
+                        Layout::ncdhw, true),  // S = 7: P = 1, 3 steps
+  };
+  for (const PolicyId id : {PolicyId::v12_sliding, PolicyId::v13_shared_quads, PolicyId::v14_one_block}) {
+    for (const ConvProblem& p : problems) {
+      SCOPED_TRACE(p.key() + " policy " + std::to_string(static_cast<int>(id)));
+      const Policy policy = policy_of(id);
+      const Plan plan = plan_for(p, 132, policy);
+      ASSERT_GT(plan.units, 0);
+      ASSERT_GT(plan.sliver_rows, 0);
+      EXPECT_EQ(plan.sliver_rows % 2, 0);
+      EXPECT_EQ(plan.half_rows, policy.shared_quads ? plan.sliver_rows / 2 : 1);
+      EXPECT_LE(plan.sliver_rows, 2 * policy.m_tiles_per_warp(plan.P, static_cast<int>(p.T)));
+      EXPECT_LE(plan.sliver_blocks * plan.col_units, kSlivers);
+      const int tiles = plan.sliver_rows / 2;
+      std::vector<int> seen(plan.units, 0);
+      for (int warp = 0; warp < kWarps; ++warp) {
+        for (int g = 0; g < 8; ++g) {
+          const int top = std::max(plan.unit_of(warp, 0, 0, g), 0);
+          for (int i = 0; i < policy.m_tiles_per_warp(plan.P, static_cast<int>(p.T)); ++i) {
+            for (int h = 0; h < 2; ++h) {
+              const int u = plan.unit_of(warp, i, h, g);
+              if (u < 0) continue;
+              ++seen[u];
+              EXPECT_LT(i, tiles);
+              // Where the kernels load it: v12 sliver row 2i + h, v13 and v14 row i + h * half_rows (quad i's halves).
+              const int row = policy.shared_quads ? i + h * plan.half_rows : 2 * i + h;
+              EXPECT_EQ(u, top + row * plan.col_units) << "warp " << warp << " M-tile " << i << " half " << h;
+            }
           }
+          // The kernel's loads: rows 0 .. 2 tiles + steps - 2 of the lane's sliver (unit 0's for a lane group past the
+          // tile), each at its window + 0..7 and + a_high + 0..7 (a_high: the next K row, or 8 columns for P = 1).
+          const int64_t row_step = int64_t(plan.P) * p.dilation[1] * plan.pitch;
+          const int64_t a_high = plan.P == 2 ? p.dilation[1] * plan.pitch : 8;
+          const int64_t last = plan.unit_window(top) + (2 * tiles + plan.steps - 2) * row_step + a_high + 7;
+          EXPECT_LT(last, int64_t(plan.rows_in) * plan.pitch) << "warp " << warp << " lane group " << g;
+          EXPECT_LT(plan.unit_window(top) % plan.pitch + (plan.P == 2 ? 7 : 15), plan.cols_in);
         }
-        // The kernel's loads: rows 0 .. 2 tiles + steps - 2 of the lane's sliver (unit 0's for a lane group past the
-        // tile), each at its window + 0..7 and + a_high + 0..7 (a_high: the next K row, or 8 columns for P = 1).
-        const int top = std::max(plan.unit_of(warp, 0, 0, g), 0);
-        const int64_t row_step = int64_t(plan.P) * p.dilation[1] * plan.pitch;
-        const int64_t a_high = plan.P == 2 ? p.dilation[1] * plan.pitch : 8;
-        const int64_t last = plan.unit_window(top) + (2 * tiles + plan.steps - 2) * row_step + a_high + 7;
-        EXPECT_LT(last, int64_t(plan.rows_in) * plan.pitch) << "warp " << warp << " lane group " << g;
-        EXPECT_LT(plan.unit_window(top) % plan.pitch + (plan.P == 2 ? 7 : 15), plan.cols_in);
       }
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), plan.units) << "a unit is missed or computed twice";
     }
-    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), plan.units) << "a unit is missed or computed twice";
   }
 }
 
