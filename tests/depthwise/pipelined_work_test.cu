@@ -99,7 +99,7 @@ TEST(DepthwisePipelinedWork, OneChunkPerCtaCoversEveryOutputOnce) {
   // Depth chunks (few channels on many SMs) and several tiles per plane.
   for (const ConvProblem& p :
        {depthwise_problem(1, 4, 1, {64, 20, 24}, {3, 3, 3}, kSame, DType::bf16, Layout::ncdhw, true),
-      depthwise_problem(1, 2, 1, {3, 150, 400}, {1, 3, 3}, kSame, DType::bf16, Layout::ncdhw, true)}) {
+        depthwise_problem(1, 2, 1, {3, 150, 400}, {1, 3, 3}, kSame, DType::bf16, Layout::ncdhw, true)}) {
     SCOPED_TRACE(p.key());
     const Plan plan = plan_for(p, 132, policy_of(PolicyId::v9_tma));
     ASSERT_GT(plan.units, 0);
