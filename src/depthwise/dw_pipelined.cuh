@@ -13,7 +13,7 @@
 // stream several segments (CtaWork) each; v12 is v9 with its M-tiles stacked down slivers of the tile (Plan::unit_of),
 // so each input row is loaded once per slice, and its B fragments in registers (sliding_slice_mmas); v13 is v12 with
 // each M-tile's halves half a sliver apart, so each A quad is loaded once and used as loaded (shared_quad_slice_mmas);
-// v14 is v13 with a warp's slice in one basic block when it computes all its M-tiles.
+// v14 is v13 with a warp's slice in one basic block, on plans where each warp computes all its M-tiles or none.
 // v5's code is kept as measured (its SASS was checked unchanged when v6 was added). Since v12, Plan's sliver fields
 // shift the kernels' parameter offsets and unit_of<false> adds a few setup instructions to v5-v11: v9 measured the
 // same before and after (0.156-0.157 ms on evokernel).
@@ -340,8 +340,11 @@ pipelined_kernel(const Geometry g, const Plan plan, const uint16_t* __restrict__
         // on every MMA.
         if constexpr (kSharedQuads) {
           const uint32_t a_lane = stages_addr + slot * slice_bytes + a_offset[0][0];
-          if (kAllTilesBlock && sliver_tiles == MT) {  // warp-uniform
-            shared_quad_slice_mmas<E, true>(acc, u, a_lane, half_bytes, a_high, step_bytes, b_regs, MT, bias4);
+          if constexpr (kAllTilesBlock) {
+            // v14 runs only on plans of 2 MT-row slivers (launch_pipelined): a warp has all MT M-tiles or none.
+            if (sliver_tiles > 0) {  // warp-uniform
+              shared_quad_slice_mmas<E, true>(acc, u, a_lane, half_bytes, a_high, step_bytes, b_regs, MT, bias4);
+            }
           } else {
             shared_quad_slice_mmas<E, false>(acc, u, a_lane, half_bytes, a_high, step_bytes, b_regs, sliver_tiles,
                                              bias4);
@@ -480,9 +483,8 @@ void launch_pipelined(const ConvProblem& p, const ConvArgs& a, cudaStream_t s, c
   const Plan plan = cached_plan(p, current_sm_count(), kPolicy);
   KF_CHECK(plan.units > 0, std::string(variant) + ": launched on a problem its accepts() refuses");
   if constexpr (policy_of(kPolicy).all_tiles_block) {
-    // v14's one-block path needs slivers of 2 MT unit rows; on other plans (the same as v13's) its kernel would run
-    // v13's path only, slower than v13's own kernel (dcae_dw3: 0.289 against 0.280 ms), so v13's runs instead:
-    // each accumulator gets the same MMAs in the same order.
+    // v14's kernel is the one-block path only, which needs slivers of 2 MT unit rows; other plans (the same as
+    // v13's) run v13's kernel: each accumulator gets the same MMAs in the same order.
     if (plan.sliver_rows != 2 * policy_of(kPolicy).m_tiles_per_warp(plan.P, static_cast<int>(p.T))) {
       return launch_pipelined<PolicyId::v13_shared_quads>(p, a, s, variant);
     }

@@ -3,10 +3,9 @@
 // v13's profile (evokernel, ncu): top stall "wait" (fixed-latency dependencies) 37% of stall cycles, tensor pipes 44%.
 // Its slice is one branch per M-tile (`i < tiles`, warp-uniform), so each M-tile is a basic block of 3 chains of 3
 // dependent MMAs (one chain per accumulator set, one MMA per step), which ptxas cannot interleave with the next
-// M-tile's. Where the warp computes all MT M-tiles of its slivers (evokernel: every warp), v14 runs the slice without
-// those branches, so 12 independent chains share one block; otherwise v13's code.
-// Cost: the slice's MMA code twice (one warp-uniform branch per slice picks the copy). On plans whose slivers are
-// shorter than 2 MT unit rows no warp takes the one-block path, and the launcher runs v13's kernel instead.
+// M-tile's. Where every warp computes all MT M-tiles of its slivers or none (slivers of 2 MT unit rows; evokernel),
+// v14 runs the slice without those branches, so 12 independent chains share one block. On other plans its launcher
+// runs v13's kernel.
 // Measured (H200, evokernel): 0.147-0.149 ms against v13's 0.149-0.151 in the same jobs (NOTES.md).
 // Limits: v13's.
 #include "depthwise/dw_pipelined.cuh"

@@ -66,8 +66,9 @@ void register_depthwise_variants(Registry& r) {
          "register moves (sm_90)",
          v13_mma_shared_quads_accepts, v13_mma_shared_quads_launch, "src/depthwise/dw_v13_mma_shared_quads.cu"});
   r.add({"dw_v14_mma_one_block", "depthwise",
-         "v13 with a warp's slice of MMAs in one basic block when the warp computes all its M-tiles (no branch per "
-         "M-tile), so ptxas interleaves the M-tiles' chains of dependent MMAs (sm_90)",
+         "v13 with a warp's slice of MMAs in one basic block (no branch per M-tile) on plans where each warp computes "
+         "all its M-tiles or none, so ptxas interleaves the M-tiles' chains of dependent MMAs; v13's kernel on the "
+         "others (sm_90)",
          v14_mma_one_block_accepts, v14_mma_one_block_launch, "src/depthwise/dw_v14_mma_one_block.cu"});
 }
 
