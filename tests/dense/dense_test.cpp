@@ -47,6 +47,7 @@ std::vector<ConvProblem> dense_problems() {
     out.push_back(dense_problem(1, 12, 8, {7, 9, 10}, {3, 1, 1}, params_of({1}, {1, 0, 0}, {}, {1}), l, true));
     out.push_back(dense_problem(1, 128, 256, {8, 16, 20}, {3, 3, 3}, same1, l, true));       // many tiles per SM
     out.push_back(dense_problem(1, 192, 192, {4, 10, 30}, {3, 3, 3}, unit, l, true));        // no padding, N tile 192
+    out.push_back(dense_problem(1, 96, 96, {4, 9, 40}, {3, 3, 3}, unit, l, true));           // C % 64 == 32: the 32-channel K tile
     // Pointwise GEMMs: two images (the filter shared, batch strides), K not a tile multiple, many tiles, a volume
     // that is not a multiple of 8 (the NCDHW GEMM refuses it), conv1d.
     out.push_back(dense_problem(2, 24, 40, {3, 5, 8}, {1, 1, 1}, unit, l, true));
@@ -212,6 +213,11 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   EXPECT_EQ(choose_variant(torch_pointwise_odd).name, "dense_v6_persistent_256x128x16");
   EXPECT_EQ(choose_variant(torch_stem).name, "dense_v6_persistent_256x128x16");
   EXPECT_EQ(choose_variant(k96).name, "dense_v7_persistent_256x96x64");
+  // C = 96 (Wan 2.1's up3): a 64-channel K tile would be half zeros on every second chunk; 32 covers it.
+  const ConvProblem c96 = dense_problem(1, 96, 96, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  EXPECT_EQ(choose_variant(c96).name, "dense_v18_persistent_256x96x32");
+  const ConvProblem c96_torch = dense_problem(1, 96, 96, {32, 64, 64}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  EXPECT_EQ(choose_variant(c96_torch).name, "dense_v18_persistent_256x96x32");  // staged, as v7
   EXPECT_EQ(choose_variant(k192).name, "dense_v9_persistent_128x192x64");
   EXPECT_EQ(choose_variant(small).name, "dense_v8_pingpong_128x128x64");
   EXPECT_EQ(choose_variant(pointwise).name, "dense_v8_pingpong_128x128x64");
