@@ -33,6 +33,7 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v18_persistent_256x96x32());
   r.add(dense::v19_persistent_256x128x64_c1x2());
   r.add(dense::v20_persistent_256x128x64_c2x1());
+  r.add(dense::v21_persistent_256x96x32_c2x1());
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {
@@ -53,19 +54,20 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // Measured on the H200 suite (src/dense/NOTES.md): few input channels want the 16-wide K tile (a 64-wide one
   // is mostly zero padding). Short K loops (<= 8 K-blocks) and grids of fewer than two waves of 256x128 tiles want
   // the ping-pong kernel's 128x128 tiles (c512_k111 -6%, c64_stride2 -23% against the 256x128 tile). Else
-  // the N tile that wastes the least: 96 (K_out <= 96; with a 32-channel K tile when that wastes fewer channels),
-  // 128 (<= 128), 192 (a multiple of 192, not of 256) or 128x256 in 2x1 clusters (within 4% of the best tile on
-  // every such case).
+  // the N tile that wastes the least: 96 (K_out <= 96; a 32-channel K tile in 2x1 clusters when that wastes
+  // fewer channels), 128 (<= 128), 192 (a multiple of 192, not of 256) or 128x256 in 2x1 clusters (within 4% of
+  // the best tile on every such case).
   const int64_t m = p.N * p.Do * p.Ho * p.Wo;
   const int64_t k_blocks = (p.C + 63) / 64 * p.T * p.R * p.S;
   const int64_t big_tiles = (m + 255) / 256 * ((p.K + 127) / 128);
   // C % 64 in (0, 32]: the last 64-channel chunk of every tap is at least half zeros; 32-channel chunks cover C
-  // with fewer MMAs (wan21_up3, C = 96: v18 3.10 ms against v7's 3.89, 2026-12-01).
+  // with fewer MMAs, and 2x1 clusters share the filter tile of the L2-bound 96-wide N tile (wan21_up3, C = 96,
+  // 2026-12-01: v21 2.81 ms, v18 3.10, v7 3.89).
   const bool narrow_last_chunk = p.C % 64 != 0 && p.C % 64 <= 32;
   const int64_t sms = 132;  // H100 SXM / H200: the rule was fitted there (the autotune cache covers the rest)
   const std::string tile = p.C <= 16                               ? "dense_v6_persistent_256x128x16"
                            : k_blocks <= 8 || big_tiles < 2 * sms ? "dense_v8_pingpong_128x128x64"
-                           : p.K <= 96 && narrow_last_chunk        ? "dense_v18_persistent_256x96x32"
+                           : p.K <= 96 && narrow_last_chunk        ? "dense_v21_persistent_256x96x32_c2x1"
                            : p.K <= 96                            ? "dense_v7_persistent_256x96x64"
                            : p.K <= 128                           ? "dense_v3_persistent_256x128x64"
                            : p.K % 192 == 0 && p.K % 256 != 0     ? "dense_v9_persistent_128x192x64"
@@ -86,8 +88,8 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
     if (v && v->accepts(p).empty()) {
       const char* rule = name == first
                              ? "tile rule: K tile 16 when C <= 16, ping-pong 128x128 for short K loops or small grids, "
-                               "else the N tile with the least padding (96, 128, 192; K tile 32 where C % 64 <= 32 "
-                               "with K_out <= 96) or 128x256 in 2x1 clusters; "
+                               "else the N tile with the least padding (96, 128, 192; K tile 32 in 2x1 clusters where "
+                               "C % 64 <= 32 with K_out <= 96) or 128x256 in 2x1 clusters; "
                                "one image's NCDHW y written directly by the 256x128 or 128x256 tile"
                              : "the preferred tile refuses this problem; next accepting variant";
       if (why) *why = std::string(rule) + " (" + autotune + ")";

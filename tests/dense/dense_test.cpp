@@ -215,9 +215,9 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   EXPECT_EQ(choose_variant(k96).name, "dense_v7_persistent_256x96x64");
   // C = 96 (Wan 2.1's up3): a 64-channel K tile would be half zeros on every second chunk; 32 covers it.
   const ConvProblem c96 = dense_problem(1, 96, 96, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
-  EXPECT_EQ(choose_variant(c96).name, "dense_v18_persistent_256x96x32");
+  EXPECT_EQ(choose_variant(c96).name, "dense_v21_persistent_256x96x32_c2x1");
   const ConvProblem c96_torch = dense_problem(1, 96, 96, {32, 64, 64}, {3, 3, 3}, same1, Layout::ncdhw, true);
-  EXPECT_EQ(choose_variant(c96_torch).name, "dense_v18_persistent_256x96x32");  // staged, as v7
+  EXPECT_EQ(choose_variant(c96_torch).name, "dense_v21_persistent_256x96x32_c2x1");  // staged, as v7
   EXPECT_EQ(choose_variant(k192).name, "dense_v9_persistent_128x192x64");
   EXPECT_EQ(choose_variant(small).name, "dense_v8_pingpong_128x128x64");
   EXPECT_EQ(choose_variant(pointwise).name, "dense_v8_pingpong_128x128x64");
