@@ -34,6 +34,7 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v19_persistent_256x128x64_c1x2());
   r.add(dense::v20_persistent_256x128x64_c2x1());
   r.add(dense::v21_persistent_256x96x32_c2x1());
+  r.add(dense::v22_persistent_256x96x32_c4x1());
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {
