@@ -90,7 +90,7 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
       const char* rule = name == first
                              ? "tile rule: K tile 16 when C <= 16, ping-pong 128x128 for short K loops or small grids, "
                                "else the N tile with the least padding (96, 128, 192; K tile 32 in 2x1 clusters where "
-                               "C % 64 <= 32 with K_out <= 96) or 128x256 in 2x1 clusters; "
+                               "C % 64 is in (0, 32] with K_out <= 96) or 128x256 in 2x1 clusters; "
                                "one image's NCDHW y written directly by the 256x128 or 128x256 tile"
                              : "the preferred tile refuses this problem; next accepting variant";
       if (why) *why = std::string(rule) + " (" + autotune + ")";
