@@ -33,7 +33,7 @@ struct BenchArgs {
   std::string suite = "depthwise";
   std::vector<std::string> cases, variants;
   std::string layout = "ncdhw", dtype = "bf16", out_dir, torch_json;
-  bool no_time = false;
+  bool no_time = false, interleave = false;
   double max_seconds = 2.0;
   bool no_history = false;
   std::string history_db;  // "" : the default database
@@ -57,6 +57,7 @@ int run_bench(const BenchArgs& a) {
   opt.variants = a.variants;
   opt.time = !a.no_time;
   opt.timer.max_seconds = a.max_seconds;
+  opt.interleave = a.interleave;
   opt.on_row = [](const BenchRow& r) {
     std::cerr << fmt::format("kforge bench:   {:<36} {:<5} {}\n", r.variant, r.status,
                              r.timing ? fmt::format("{:.4f} ms", r.timing->median_ms) : r.reason);
@@ -172,6 +173,8 @@ int main(int argc, char** argv) {
   bench->add_option("--torch-json", bench_args.torch_json, "PyTorch timings (torch_baseline.py --json) for 'x torch'");
   bench->add_option("--max-seconds", bench_args.max_seconds, "sampling time limit per variant");
   bench->add_flag("--no-time", bench_args.no_time, "check correctness only");
+  bench->add_flag("--interleave", bench_args.interleave,
+                  "time the variants that pass round-robin after all checks (fair A/B on a power-capped board)");
   add_history_options(bench, bench_args);
 
   bool json = false, remeasure = false;

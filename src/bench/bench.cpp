@@ -77,6 +77,7 @@ nlohmann::json BenchRow::to_json() const {
     j["iqr_rel"] = timing->iqr_rel;
     j["samples"] = timing->samples_ms.size();
     j["stop"] = timing->stop_reason;
+    j["round_robin"] = round_robin;
     j["tflops"] = tflops();
     j["tbps"] = tbps();
     j["pct_of_floor"] = pct_of_floor();
@@ -122,16 +123,55 @@ BenchRow bench_variant(const Variant& v, const ConvProblem& p, const BenchOption
   return row;
 }
 
+namespace {
+
+// The rows that passed their checks, timed round-robin on one set of random inputs: the variants run one after
+// another on one stream, so they share the output and the largest workspace (scratch of a single launch).
+void time_passing_round_robin(const std::vector<const Variant*>& variants, std::vector<BenchRow>& rows,
+                              const ConvProblem& p, const BenchOptions& opt, uint64_t seed, cudaStream_t s) {
+  std::vector<size_t> passed;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].status == "PASS") passed.push_back(i);
+  if (passed.empty()) return;
+  try {
+    const ConvInputs in = random_inputs(p, seed, s);
+    size_t ws_bytes = 0;
+    for (size_t i : passed) ws_bytes = std::max(ws_bytes, variants[i]->workspace(p));
+    DeviceBuffer y(output_bytes(p)), ws(ws_bytes);
+    const ConvArgs args{in.x.get(), in.w.get(), p.has_bias ? in.b.get() : nullptr, y.get(), ws.get()};
+    std::vector<std::function<void(cudaStream_t)>> launches;
+    for (size_t i : passed) launches.push_back([&, v = variants[i]](cudaStream_t st) { v->launch(p, args, st); });
+    TimerOptions timer = opt.timer;
+    timer.max_seconds *= static_cast<double>(passed.size());
+    std::vector<Timing> timings = time_round_robin(launches, s, timer);
+    for (size_t j = 0; j < passed.size(); ++j) {
+      rows[passed[j]].timing = std::move(timings[j]);
+      rows[passed[j]].round_robin = static_cast<int>(passed.size());
+    }
+  } catch (const Error& e) {
+    for (size_t i : passed) {
+      rows[i].status = "ERROR";
+      rows[i].reason = std::string("round-robin timing: ") + e.what();
+    }
+    cudaGetLastError();
+  }
+}
+
+}  // namespace
+
 std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const BenchOptions& opt,
                                  const Ceilings& ceilings) {
   const ConvProblem p = c.problem(opt.dtype, opt.layout);
   cudaStream_t s;
   KF_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   const double floor_ms = roofline_floor_ms(p, ceilings);
+  const std::vector<const Variant*> variants = variants_for(suite, opt);
+  BenchOptions each = opt;
+  each.time = opt.time && !opt.interleave;
   std::vector<BenchRow> rows;
   uint64_t check_no = 0;
-  for (const Variant* v : variants_for(suite, opt)) {
-    BenchRow row = bench_variant(*v, p, opt, opt.seed + 16 * check_no, s);
+  for (const Variant* v : variants) {
+    BenchRow row = bench_variant(*v, p, each, opt.seed + 16 * check_no, s);
     // Fresh inputs for every variant's check: each must compute the same function on any valid input.
     if (row.status != "SKIP") ++check_no;
     row.suite = suite.name;
@@ -141,6 +181,12 @@ std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const B
     row.floor_ms = floor_ms;
     if (opt.on_row) opt.on_row(row);
     rows.push_back(std::move(row));
+  }
+  if (opt.time && opt.interleave) {
+    time_passing_round_robin(variants, rows, p, opt, opt.seed + 16 * check_no, s);
+    if (opt.on_row)
+      for (const BenchRow& row : rows)
+        if (row.round_robin > 0 || row.status == "ERROR") opt.on_row(row);
   }
   KF_CUDA_CHECK(cudaStreamDestroy(s));
   // Ratios against the anchor measured in this same run.

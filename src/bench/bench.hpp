@@ -32,8 +32,13 @@ struct BenchOptions {
   double max_rel_l2 = 1e-2;
   ReferenceOptions reference;  // which fp64 reference checks use (CPU, GPU, sampled GPU)
   bool time = true;
+  // Time the variants that pass round-robin (time_round_robin) after all checks, instead of one after another:
+  // on a board at its power cap the later variants of a sequence run hotter. max_seconds then holds per variant.
+  bool interleave = false;
   TimerOptions timer;
-  std::function<void(const BenchRow&)> on_row;  // called as each row is done (progress; a crash then names its variant)
+  // Called as each row is done (progress; a crash then names its variant); with `interleave`, once after its check
+  // and once more after the round-robin timing.
+  std::function<void(const BenchRow&)> on_row;
 };
 
 struct BenchRow {
@@ -44,6 +49,7 @@ struct BenchRow {
   bool deterministic = false;
   std::string reference;  // "cpu-fp64" | "gpu-fp64" | "gpu-fp64-sampled(P positions x K)"
   std::optional<Timing> timing;
+  int round_robin = 0;  // the number of variants timed round-robin with this one included; 0: timed alone
   double flops = 0, bytes = 0, floor_ms = 0;
   double tflops() const;       // achieved FLOP/s (1e12), 0 when untimed
   double tbps() const;         // minimal bytes / time (1e12)

@@ -185,32 +185,41 @@ Timing time_on_stream(const std::function<void(cudaStream_t)>& fn, cudaStream_t 
   return summarize(std::move(samples), std::move(stop_reason));
 }
 
-PairedTiming time_interleaved(const std::function<void(cudaStream_t)>& a, const std::function<void(cudaStream_t)>& b,
-                              cudaStream_t stream, const TimerOptions& opt) {
+std::vector<Timing> time_round_robin(const std::vector<std::function<void(cudaStream_t)>>& fns, cudaStream_t stream,
+                                     const TimerOptions& opt) {
   validate(opt);
+  if (fns.empty()) throw Error("time_round_robin: expected at least one kernel, but got none");
+  const size_t n = fns.size();
   const Sampler sampler(stream, opt.flush_l2);
-  for (int i = 0; i < opt.warmup; ++i) {
-    a(stream);
-    b(stream);
-  }
+  for (int i = 0; i < opt.warmup; ++i)
+    for (const auto& fn : fns) fn(stream);
   KF_CUDA_CHECK(cudaStreamSynchronize(stream));
 
   const StopRule stop(opt);
-  std::vector<double> samples_a, samples_b;
-  RunningStats stats_a, stats_b;
+  std::vector<std::vector<double>> samples(n);
+  std::vector<RunningStats> stats(n);
   std::string stop_reason;
-  while (stop_reason.empty()) {
-    const bool a_first = stats_a.n % 2 == 0;  // pairs AB, BA, AB, ...
-    const double first = sampler.sample(a_first ? a : b);
-    const double second = sampler.sample(a_first ? b : a);
-    const double ms_a = a_first ? first : second, ms_b = a_first ? second : first;
-    samples_a.push_back(ms_a);
-    samples_b.push_back(ms_b);
-    stats_a.add(ms_a);
-    stats_b.add(ms_b);
-    stop_reason = stop.reason(stats_a.n, stats_a.converged(opt.target_rel_err) && stats_b.converged(opt.target_rel_err));
+  for (size_t round = 0; stop_reason.empty(); ++round) {
+    // Round r starts at kernel r mod n: over n rounds each kernel takes each place once (two: AB, BA, AB, ...).
+    for (size_t i = 0; i < n; ++i) {
+      const size_t k = (round + i) % n;
+      const double ms = sampler.sample(fns[k]);
+      samples[k].push_back(ms);
+      stats[k].add(ms);
+    }
+    const bool converged = std::all_of(stats.begin(), stats.end(),
+                                       [&](const RunningStats& st) { return st.converged(opt.target_rel_err); });
+    stop_reason = stop.reason(stats[0].n, converged);
   }
-  return {summarize(std::move(samples_a), stop_reason), summarize(std::move(samples_b), stop_reason)};
+  std::vector<Timing> out;
+  for (auto& s : samples) out.push_back(summarize(std::move(s), stop_reason));
+  return out;
+}
+
+PairedTiming time_interleaved(const std::function<void(cudaStream_t)>& a, const std::function<void(cudaStream_t)>& b,
+                              cudaStream_t stream, const TimerOptions& opt) {
+  std::vector<Timing> t = time_round_robin({a, b}, stream, opt);
+  return {std::move(t[0]), std::move(t[1])};
 }
 
 }  // namespace kforge

@@ -32,10 +32,15 @@ struct Timing {
 Timing time_on_stream(const std::function<void(cudaStream_t)>& fn, cudaStream_t stream,
                       const TimerOptions& opt = {});
 
-// Two kernels timed against each other on one stream: samples alternate in the order A B B A A B B A ... (each
-// pair flips, so a drift over the run weighs on both alike), every one timed as time_on_stream times one, after
-// the L2 flush. Both are warmed up first; sampling stops when both means are stable or a limit is hit
-// (max_samples counts the samples of each). samples_ms[i] of A and of B come from the same pair.
+// Kernels timed against each other on one stream, round-robin: round r runs them in the order r, r+1, ... (mod
+// n), so over n rounds each kernel takes each place once and a drift over the run (a board heating up to its power
+// cap) weighs on all alike; every sample is timed as time_on_stream times one, after the L2 flush. All are warmed
+// up first; sampling stops when every mean is stable or a limit is hit (max_samples counts the samples of each,
+// max_seconds the whole run). samples_ms[i] of every kernel come from the same round i.
+std::vector<Timing> time_round_robin(const std::vector<std::function<void(cudaStream_t)>>& fns, cudaStream_t stream,
+                                     const TimerOptions& opt = {});
+
+// Two kernels round-robin (A B B A A B B A ...): `kforge compare`'s A/B.
 struct PairedTiming {
   Timing a, b;
 };

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <vector>
 
 #include "core/cuda_check.hpp"
 #include "gpu_test_util.hpp"
@@ -123,6 +125,40 @@ TEST(TimeInterleaved, StopsAtTheSampleLimitOfEachSide) {
   EXPECT_EQ(t.a.stop_reason, "sample limit");
   EXPECT_EQ(t.a.samples_ms.size(), 3u);
   EXPECT_EQ(t.b.samples_ms.size(), 3u);
+}
+
+TEST(TimeRoundRobin, RotatesTheOrderAndTimesEachKernel) {
+  KF_REQUIRE_GPU();
+  static int us[3] = {500, 1000, 1500};  // static: the host functions read them after this frame's enqueue
+  cudaStream_t stream = nullptr;
+  KF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  TimerOptions opt;
+  opt.warmup = 1;
+  opt.min_samples = 6;
+  opt.max_samples = 6;
+  opt.target_rel_err = 0.0;
+  std::vector<int> order;  // the kernels in the order they were enqueued
+  std::vector<std::function<void(cudaStream_t)>> fns;
+  for (int k = 0; k < 3; ++k)
+    fns.push_back([k, &order](cudaStream_t s) {
+      order.push_back(k);
+      KF_CUDA_CHECK(cudaLaunchHostFunc(s, spin_host, &us[k]));
+    });
+  const std::vector<Timing> t = time_round_robin(fns, stream, opt);
+  KF_CUDA_CHECK(cudaStreamDestroy(stream));
+
+  ASSERT_EQ(t.size(), 3u);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NEAR(t[k].median_ms, us[k] / 1000.0, 0.2 * us[k] / 1000.0) << k;
+    EXPECT_EQ(t[k].samples_ms.size(), 6u) << k;
+    EXPECT_EQ(t[k].stop_reason, "sample limit") << k;
+  }
+  // Warm-up 0 1 2, then rounds 012, 120, 201, 012, 120, 201.
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 0, 1, 2, 1, 2, 0, 2, 0, 1, 0, 1, 2, 1, 2, 0, 2, 0, 1}));
+}
+
+TEST(TimeRoundRobin, RefusesAnEmptySet) {
+  EXPECT_THROW(time_round_robin({}, nullptr), Error);
 }
 
 TEST(TimeOnStream, StopsAtTheSampleLimit) {
