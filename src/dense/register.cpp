@@ -35,6 +35,9 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v20_persistent_256x128x64_c2x1());
   r.add(dense::v21_persistent_256x96x32_c2x1());
   r.add(dense::v22_persistent_256x96x32_c4x1());
+  r.add(dense::v23_pingpong_128x128x64_c2x1());
+  r.add(dense::v24_pingpong_128x128x64_c1x2());
+  r.add(dense::v25_pingpong_128x128x64_c2x2());
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {

@@ -29,6 +29,9 @@ Variant v19_persistent_256x128x64_c1x2();
 Variant v20_persistent_256x128x64_c2x1();
 Variant v21_persistent_256x96x32_c2x1();
 Variant v22_persistent_256x96x32_c4x1();
+Variant v23_pingpong_128x128x64_c2x1();
+Variant v24_pingpong_128x128x64_c1x2();
+Variant v25_pingpong_128x128x64_c2x2();
 // Pointwise convs as GEMMs on the caller's tensors (no staging in either layout).
 Variant v12_pointwise_gemm_128x256x64_ncdhw();
 Variant v13_pointwise_gemm_256x128x64_ndhwc();
