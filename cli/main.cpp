@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
   bench->add_option("--max-seconds", bench_args.max_seconds, "sampling time limit per variant");
   bench->add_flag("--no-time", bench_args.no_time, "check correctness only");
   bench->add_flag("--interleave", bench_args.interleave,
-                  "time the variants that pass round-robin after all checks (fair A/B on a power-capped board)");
+                  "time the variants that pass round-robin after all checks (no order effect; see src/dense/NOTES.md, Power)");
   add_history_options(bench, bench_args);
 
   bool json = false, remeasure = false;

@@ -33,7 +33,7 @@ void print_bench_table(std::ostream& os, const std::vector<BenchRow>& rows) {
   os << (round_robin ? "timing: the passing variants of each case round-robin (--interleave), the L2 flushed before "
                        "every sample\n"
                      : "timing: one variant after another (a board at its power cap runs the later ones hotter; "
-                       "--interleave for A/B claims)\n");
+                       "--interleave times them round-robin)\n");
 }
 
 }  // namespace kforge::cli
