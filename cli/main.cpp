@@ -32,7 +32,7 @@ using cli::utc_stamp;
 struct BenchArgs {
   std::string suite = "depthwise";
   std::vector<std::string> cases, variants;
-  std::string layout = "ncdhw", dtype = "bf16", out_dir, torch_json;
+  std::string layout = "ncdhw", dtype = "bf16", activation = "none", out_dir, torch_json;
   bool no_time = false, interleave = false;
   double max_seconds = 2.0;
   bool no_history = false;
@@ -54,6 +54,7 @@ int run_bench(const BenchArgs& a) {
   if (!a.no_history) history.emplace(cli::history_db_path(a.history_db));
   BenchOptions opt;
   opt.dtype = parse_dtype(a.dtype);
+  opt.activation = parse_activation(a.activation);
   opt.variants = a.variants;
   opt.time = !a.no_time;
   opt.timer.max_seconds = a.max_seconds;
@@ -78,7 +79,10 @@ int run_bench(const BenchArgs& a) {
       rows.insert(rows.end(), r.begin(), r.end());
     }
   }
-  if (!a.torch_json.empty()) attach_torch_times(rows, a.torch_json);
+  if (!a.torch_json.empty() && opt.activation != Activation::none)
+    std::cerr << "kforge bench: x torch left out: the PyTorch timings are of the conv without the activation\n";
+  else if (!a.torch_json.empty())
+    attach_torch_times(rows, a.torch_json);
 
   std::cout << fmt::format("# {} ({} SMs), ceilings: copy {:.2f} TB/s, bf16 GEMM {:.0f} TFLOP/s; {} {}\n", dev.name,
                            dev.sm_count, ceil.copy_tbps, ceil.gemm_bf16_tflops, a.dtype, utc_stamp());
@@ -169,6 +173,8 @@ int main(int argc, char** argv) {
   bench->add_option("--variant", bench_args.variants, "variant name (repeatable; default: the family + cuDNN)");
   bench->add_option("--layout", bench_args.layout, "ncdhw | ndhwc | both")->check(CLI::IsMember({"ncdhw", "ndhwc", "both"}));
   bench->add_option("--dtype", bench_args.dtype, "bf16 | f16 | f32");
+  bench->add_option("--activation", bench_args.activation, "none | silu: fused after the bias (cuDNN then refuses)")
+      ->check(CLI::IsMember({"none", "silu"}));
   bench->add_option("--out", bench_args.out_dir, "write the JSON rows into this folder");
   bench->add_option("--torch-json", bench_args.torch_json, "PyTorch timings (torch_baseline.py --json) for 'x torch'");
   bench->add_option("--max-seconds", bench_args.max_seconds, "sampling time limit per variant");

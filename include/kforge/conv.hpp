@@ -16,6 +16,12 @@ enum class Layout : int { ncdhw = 0, ndhwc = 1, strided = 2 };
 const char* layout_name(Layout l);
 Layout parse_layout(const std::string& s);  // "ncdhw" | "ndhwc"
 
+// An elementwise function applied to the biased output, y = act(conv(x, w) + bias), fused into the kernel's
+// epilogue: F.silu(F.conv3d(...)) in one pass, as the video-VAE decoders call it.
+enum class Activation : int { none = 0, silu = 1 };
+const char* activation_name(Activation a);
+Activation parse_activation(const std::string& s);  // "none" | "silu"
+
 // Convolution hyper-parameters as PyTorch takes them. Each list holds one value (applied to every spatial
 // dimension) or one per spatial dimension of the input (1 for conv1d, 2 for conv2d, 3 for conv3d).
 struct ConvParams {
@@ -24,6 +30,7 @@ struct ConvParams {
   std::vector<int64_t> padding_hi{};   // empty: same as padding (PyTorch); else upper padding per dimension
   std::vector<int64_t> dilation{1};
   int64_t groups = 1;
+  Activation activation = Activation::none;  // not a conv parameter in PyTorch: the fused F.silu after it
 };
 
 // One convolution, normalized to 3D (1D and 2D problems have unit D/H sizes), with everything derived computed
@@ -41,6 +48,7 @@ struct ConvProblem {
   int64_t groups = 1;
   DType dtype = DType::bf16;                  // input, filter, bias and output share one dtype
   bool has_bias = false;
+  Activation activation = Activation::none;   // applied after the bias
   // Element strides of the rank-5 views: x (N,C,D,H,W), w (K,C/groups,T,R,S), y (N,K,Do,Ho,Wo).
   std::array<int64_t, 5> x_strides{}, w_strides{}, y_strides{};
   // Data pointers that are not 16-byte aligned (views at an odd element offset): kernels that hand a tensor to TMA
@@ -89,7 +97,7 @@ struct ConvOptions {
   std::string variant;  // empty: the family's dispatch rule chooses; else this registry entry, or an error
 };
 
-// y = conv(x, w) + bias on `stream`. All pointers must be device pointers, aligned to their element size.
+// y = act(conv(x, w) + bias) on `stream` (act from params.activation; identity by default). All pointers must be device pointers, aligned to their element size.
 // Returns the name of the variant that ran. A zero-size batch launches nothing.
 std::string conv(const TensorView& x, const TensorView& w, const TensorView* bias, const TensorView& y,
                  const ConvParams& params, cudaStream_t stream, const ConvOptions& options = {});

@@ -19,6 +19,9 @@ typedef enum {
 
 typedef enum { KFORGE_F32 = 0, KFORGE_BF16 = 1, KFORGE_F16 = 2, KFORGE_FP8_E4M3 = 3 } kforge_dtype;
 
+/* Applied to the biased output in the kernel's epilogue: y = act(conv(x, w) + bias). */
+typedef enum { KFORGE_ACTIVATION_NONE = 0, KFORGE_ACTIVATION_SILU = 1 } kforge_activation;
+
 /* A strided tensor of rank 1..5; sizes and strides in elements (PyTorch's .size() and .stride()). */
 typedef struct {
   void* data;
@@ -36,9 +39,10 @@ typedef struct {
   int64_t padding_hi[3];
   int64_t dilation[3];
   int64_t groups;
+  int64_t activation; /* kforge_activation */
 } kforge_conv_params;
 
-/* y = conv(x, w) + bias on a cudaStream_t (NULL: the default stream). bias and variant may be NULL. */
+/* y = act(conv(x, w) + bias) on a cudaStream_t (NULL: the default stream). bias and variant may be NULL. */
 kforge_status kforge_conv(const kforge_tensor* x, const kforge_tensor* w, const kforge_tensor* bias,
                           const kforge_tensor* y, const kforge_conv_params* params, void* stream,
                           const char* variant);

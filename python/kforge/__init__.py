@@ -22,7 +22,9 @@ class _Tensor(ctypes.Structure):
 
 class _Params(ctypes.Structure):
     _fields_ = [("stride", ctypes.c_int64 * 3), ("padding_lo", ctypes.c_int64 * 3), ("padding_hi", ctypes.c_int64 * 3),
-                ("dilation", ctypes.c_int64 * 3), ("groups", ctypes.c_int64)]
+                ("dilation", ctypes.c_int64 * 3), ("groups", ctypes.c_int64), ("activation", ctypes.c_int64)]
+
+_ACTIVATIONS = {None: 0, "silu": 1}
 
 
 def library_path():
@@ -71,9 +73,11 @@ def _per_dim(value, n, name):
     return values
 
 
-def conv(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activation=None):
     """F.conv{1,2,3}d(x, w, bias, stride, padding, dilation, groups) computed by kforge (padding: int, list,
-    'valid' or 'same')."""
+    'valid' or 'same'); activation="silu" returns F.silu of it, fused into the conv's epilogue."""
+    if activation not in _ACTIVATIONS:
+        raise RuntimeError(f"unknown activation {activation!r}: expected None or 'silu'")
     n = x.dim() - 2
     if n not in (1, 2, 3):
         raise RuntimeError(f"Expected 3D, 4D or 5D (batched) input to conv1d/conv2d/conv3d, but got input of size: "
@@ -105,6 +109,7 @@ def conv(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1):
     for i in range(n):
         p.stride[i], p.padding_lo[i], p.padding_hi[i], p.dilation[i] = stride[i], lo[i], hi[i], dilation[i]
     p.groups = groups
+    p.activation = _ACTIVATIONS[activation]
     xv, wv, yv = _view(x), _view(w), _view(y)
     bv = _view(bias) if bias is not None else None
     stream = torch.cuda.current_stream(x.device).cuda_stream if x.is_cuda else None

@@ -56,6 +56,10 @@ extern "C" kforge_status kforge_conv(const kforge_tensor* x, const kforge_tensor
     p.padding_hi.assign(params->padding_hi, params->padding_hi + spatial);
     p.dilation.assign(params->dilation, params->dilation + spatial);
     p.groups = params->groups;
+    if (params->activation != KFORGE_ACTIVATION_NONE && params->activation != KFORGE_ACTIVATION_SILU)
+      return fail(KFORGE_ERROR_INVALID_ARGUMENT, "unknown activation " + std::to_string(params->activation) +
+                                                     ": expected KFORGE_ACTIVATION_NONE or KFORGE_ACTIVATION_SILU");
+    p.activation = static_cast<kforge::Activation>(params->activation);
     kforge::ConvOptions opt;
     if (variant) opt.variant = variant;
     kforge::conv(xv, wv, bias ? &bv : nullptr, yv, p, static_cast<cudaStream_t>(stream), opt);

@@ -161,7 +161,7 @@ void time_passing_round_robin(const std::vector<const Variant*>& variants, std::
 
 std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const BenchOptions& opt,
                                  const Ceilings& ceilings) {
-  const ConvProblem p = c.problem(opt.dtype, opt.layout);
+  const ConvProblem p = c.problem(opt.dtype, opt.layout, opt.activation);
   cudaStream_t s;
   KF_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   const double floor_ms = roofline_floor_ms(p, ceilings);

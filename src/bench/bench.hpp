@@ -26,6 +26,7 @@ struct BenchRow;
 struct BenchOptions {
   DType dtype = DType::bf16;
   Layout layout = Layout::ncdhw;
+  Activation activation = Activation::none;  // fused after the bias (--activation); the suites' cases have none
   std::vector<std::string> variants;  // empty: every variant of the family that accepts, plus the cuDNN anchor
   uint64_t seed = 0x6b666f726765ull;  // base seed; every check draws fresh inputs from seed + a counter
   double max_calc_diff = 1e-5;

@@ -18,8 +18,9 @@ std::array<int64_t, 3> triple(const nlohmann::json& c, const char* key, int64_t 
 
 }  // namespace
 
-ConvProblem SuiteCase::problem(DType dtype, Layout layout) const {
+ConvProblem SuiteCase::problem(DType dtype, Layout layout, Activation activation) const {
   ConvParams p;
+  p.activation = activation;
   p.stride.assign(stride.begin(), stride.end());
   p.padding.assign(padding.begin(), padding.end());
   p.dilation.assign(dilation.begin(), dilation.end());

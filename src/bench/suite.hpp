@@ -16,7 +16,7 @@ struct SuiteCase {
   int64_t N = 1, C = 1, K = 1, groups = 1;
   std::array<int64_t, 3> input{1, 1, 1}, kernel{1, 1, 1}, stride{1, 1, 1}, padding{0, 0, 0}, dilation{1, 1, 1};
   bool bias = false;
-  ConvProblem problem(DType dtype, Layout layout) const;
+  ConvProblem problem(DType dtype, Layout layout, Activation activation = Activation::none) const;
 };
 
 struct Suite {

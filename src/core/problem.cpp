@@ -84,6 +84,20 @@ Layout parse_layout(const std::string& s) {
   fail("unknown layout '" + s + "': expected ncdhw or ndhwc");
 }
 
+const char* activation_name(Activation a) {
+  switch (a) {
+    case Activation::none: return "none";
+    case Activation::silu: return "silu";
+  }
+  return "unknown";
+}
+
+Activation parse_activation(const std::string& s) {
+  if (s == "none") return Activation::none;
+  if (s == "silu") return Activation::silu;
+  fail("unknown activation '" + s + "': expected none or silu");
+}
+
 int64_t conv_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad_lo, int64_t pad_hi,
                          int64_t dilation) {
   return (in + pad_lo + pad_hi - dilation * (kernel - 1) - 1) / stride + 1;
@@ -109,7 +123,8 @@ std::string ConvProblem::describe() const {
     << " s" << stride[0] << "," << stride[1] << "," << stride[2] << " p" << pad_lo[0] << ":" << pad_hi[0] << ","
     << pad_lo[1] << ":" << pad_hi[1] << "," << pad_lo[2] << ":" << pad_hi[2] << " d" << dilation[0] << ","
     << dilation[1] << "," << dilation[2] << " g" << groups << " " << dtype_name(dtype) << " "
-    << layout_name(x_layout()) << (has_bias ? " +bias" : "");
+    << layout_name(x_layout()) << (has_bias ? " +bias" : "")
+    << (activation != Activation::none ? std::string(" +") + activation_name(activation) : "");
   return s.str();
 }
 
@@ -191,6 +206,9 @@ ConvProblem make_problem(const TensorView& x, const TensorView& w, const TensorV
   p.spatial_rank = spatial;
   p.dtype = x.dtype;
   p.groups = params.groups;
+  if (params.activation != Activation::none && params.activation != Activation::silu)
+    fail("unknown activation " + std::to_string(static_cast<int>(params.activation)) + ": expected none or silu");
+  p.activation = params.activation;
   p.stride = stride;
   p.pad_lo = pad_lo;
   p.pad_hi = pad_hi;

@@ -96,6 +96,7 @@ PointwiseGemm pointwise_gemm(const ConvProblem& p, ChannelOrder order) {
     g.d = {volume == 1 ? kTmaElements : y_volume, y_batch};
     g.a_is_x = true;
   }
+  g.silu = p.activation == Activation::silu;
   return g;
 }
 

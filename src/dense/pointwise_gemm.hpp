@@ -25,6 +25,7 @@ struct PointwiseGemm {
   int64_t m = 0, n = 0, k = 0, batch = 1;
   GemmOperand a, b, d;
   bool a_is_x = false;  // channels last: A = x, B = w; channels first: A = w, B = x
+  bool silu = false;    // the epilogue's activation (ConvProblem::activation)
 };
 
 // "" when p is a pointwise conv whose x, w and y this GEMM reads and writes in place in `order` (16-byte TMA

@@ -10,6 +10,7 @@ void register_dense_variants(Registry& r) {
                  "one thread per output, any groups and strides: the correctness fallback (no tensor cores)",
                  dense::v0_direct_accepts, dense::v0_direct_launch, "src/dense/dense_v0_direct.cu"};
   direct.max_bench_flops = 2e11;
+  direct.fuses_activation = true;
   r.add(std::move(direct));
   Variant as_shipped = dense::v1_cutlass_as_shipped();
   as_shipped.library = false;  // the anchor to beat, measured beside ours; kforge::conv never picks it

@@ -1,9 +1,12 @@
 // Shared by the CUTLASS-composed dense kernels (sm90_conv_as_shipped.cuh, sm90_conv_persistent.cuh): element
-// types, the conv problem shape, the fused bias epilogue. The two compositions live in separate headers because
-// CUTLASS's 2.x GEMM headers (pulled in by the GEMM device adapter) make ConvUniversal's kernel ambiguous.
+// types, the conv problem shape, the fused bias (and activation) epilogues. The two compositions live in separate
+// headers because CUTLASS's 2.x GEMM headers (pulled in by the GEMM device adapter) make ConvUniversal's kernel
+// ambiguous.
 // Limits of both (refused by can_implement, see sm90_conv_runner.cuh): C and K multiples of 8 (16-byte TMA
 // strides), groups == 1, and the im2col corner ranges TMA supports for rank-5 tensors.
 #pragma once
+
+#include <cmath>
 
 #include <cute/tensor.hpp>
 #include <cutlass/kernel_hardware_info.hpp>  // before the conv builders, which use it without including it
@@ -22,5 +25,46 @@ constexpr int kAlignment = 8;  // elements: 16 bytes, what TMA needs of every st
 
 // Per-output-channel bias (a row vector of the [M, K] output), D = acc + bias; beta = 0 and no C operand.
 using BiasFusion = cutlass::epilogue::fusion::LinCombPerColBias<Element, Accumulator, Element, Element>;
+
+// silu(v) = v / (1 + e^-v) with the fast intrinsics: two SFU operations (the exponential's ex2.approx and the
+// quotient's rcp.approx, each within a few float ulps) where CUTLASS's SiLu divides in IEEE precision, which made
+// c512_k111 2.6x slower (NOTES.md). For v below about -88, e^-v is inf and the quotient 0 (the true value is
+// under 1e-36).
+CUTLASS_HOST_DEVICE float fast_silu(float v) {
+#if defined(__CUDA_ARCH__)
+  return __fdividef(v, 1.f + __expf(-v));
+#else
+  return v / (1.f + std::exp(-v));
+#endif
+}
+
+// ConvProblem::activation, chosen at run time so that one instantiation serves both: SiLU when `enabled`, else
+// the identity (a uniform branch per fragment). CUTLASS's epilogue passes the Arguments of the scalar functor to
+// the fragment one.
+template <class T>
+struct SiluWhenEnabled {
+  struct Arguments {
+    bool enabled = false;
+  };
+  CUTLASS_HOST_DEVICE T operator()(T const& v, Arguments const& a) const { return a.enabled ? fast_silu(v) : v; }
+};
+template <class T, int N>
+struct SiluWhenEnabled<cutlass::Array<T, N>> {
+  using Arguments = typename SiluWhenEnabled<T>::Arguments;
+  CUTLASS_HOST_DEVICE cutlass::Array<T, N> operator()(cutlass::Array<T, N> const& v, Arguments const& a) const {
+    if (!a.enabled) return v;
+    cutlass::Array<T, N> out;
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < N; ++i) out[i] = fast_silu(v[i]);
+    return out;
+  }
+};
+
+// D = act(acc + bias) with the bias per output channel: a row vector of the [M, K] view (BiasActFusion), or a
+// column vector where the GEMM's rows are the channels (RowBiasActFusion, the channels-first pointwise GEMMs).
+using BiasActFusion =
+    cutlass::epilogue::fusion::LinCombPerColBiasEltAct<SiluWhenEnabled, Element, Accumulator, Element, Element>;
+using RowBiasActFusion =
+    cutlass::epilogue::fusion::LinCombPerRowBiasEltAct<SiluWhenEnabled, Element, Accumulator, Element, Element>;
 
 }  // namespace kforge::dense::sm90

@@ -110,7 +110,7 @@ struct PersistentConv {
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
       cutlass::epilogue::collective::EpilogueTileAuto, Accumulator, Accumulator,
       void, LayoutD, kAlignment, Element, LayoutD, kAlignment,
-      typename EpiSchedule::type, BiasFusion>::CollectiveOp;
+      typename EpiSchedule::type, BiasActFusion>::CollectiveOp;
 
   // Shared memory left for the mainloop: the epilogue's buffers and the persistent kernel's scheduler/barrier
   // storage (1 KiB covers the latter) come first; the rest becomes pipeline stages.
@@ -163,6 +163,7 @@ typename Conv::Device::Arguments persistent_arguments(const ConvProblem& in, con
   epi.dC = epi.dD;
   epi.ptr_D = static_cast<Element*>(y);
   epi.thread.bias_ptr = static_cast<const Element*>(bias);
+  epi.thread.activation.enabled = in.activation == Activation::silu;
   typename Kernel::TileScheduler::Arguments sched{};
   sched.max_swizzle_size = opt.max_swizzle;
   using Raster = decltype(sched.raster_order);
@@ -174,11 +175,13 @@ typename Conv::Device::Arguments persistent_arguments(const ConvProblem& in, con
 
 template <class Conv>
 Variant persistent_variant(std::string name, std::string idea, std::string source, ScheduleOptions opt = {}) {
-  return make_variant<Conv>(std::move(name), std::move(idea), std::move(source), Conv::kOutput,
-                            [opt](const ConvProblem& in, const void* x, const void* w, const void* b, void* y,
-                                  const cutlass::KernelHardwareInfo& hw) {
-                              return persistent_arguments<Conv>(in, x, w, b, y, hw, opt);
-                            });
+  Variant v = make_variant<Conv>(std::move(name), std::move(idea), std::move(source), Conv::kOutput,
+                                 [opt](const ConvProblem& in, const void* x, const void* w, const void* b, void* y,
+                                       const cutlass::KernelHardwareInfo& hw) {
+                                   return persistent_arguments<Conv>(in, x, w, b, y, hw, opt);
+                                 });
+  v.fuses_activation = true;  // BiasActFusion
+  return v;
 }
 
 }  // namespace kforge::dense::sm90

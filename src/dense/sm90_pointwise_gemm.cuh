@@ -35,8 +35,7 @@ struct PointwiseGemmKernel {
   using LayoutB = std::conditional_t<kFirst, cutlass::layout::RowMajor, cutlass::layout::ColumnMajor>;
   using LayoutD = cutlass::layout::RowMajor;
   // The bias runs along the output channels: GEMM rows (channels first) or columns (channels last).
-  using Bias = std::conditional_t<kFirst, cutlass::epilogue::fusion::LinCombPerRowBias<Element, Accumulator, Element, Element>,
-                                  BiasFusion>;
+  using Bias = std::conditional_t<kFirst, RowBiasActFusion, BiasActFusion>;
   using ClusterShape = ClusterShape_;
   using Schedule = cutlass::gemm::KernelTmaWarpSpecializedCooperative;
   // What CUTLASS's epilogue builder picks for the cooperative schedule with no source C (128x32 sub-tiles of 16
@@ -76,6 +75,7 @@ typename Gemm::Device::Arguments pointwise_arguments(const PointwiseGemm& g, con
   epi.dC = epi.dD;
   epi.ptr_D = static_cast<Element*>(y);
   epi.thread.bias_ptr = static_cast<const Element*>(bias);
+  epi.thread.activation.enabled = g.silu;
   const cute::Shape<int, int, int, int> mnkl{int(g.m), int(g.n), int(g.k), int(g.batch)};
   return {cutlass::gemm::GemmUniversalMode::kGemm, mnkl, {a, da, b, db}, epi, hw};
 }
@@ -104,7 +104,9 @@ Variant pointwise_variant(std::string name, std::string idea, std::string source
     auto args = pointwise_arguments<Gemm>(pointwise_gemm(p, order), a.x, a.w, a.bias, a.y, hardware_info());
     run_cutlass<typename Gemm::Device>(args, a.workspace, s, p);
   };
-  return Variant{std::move(name), "dense", std::move(idea), accepts, launch, std::move(source), workspace};
+  Variant v{std::move(name), "dense", std::move(idea), accepts, launch, std::move(source), workspace};
+  v.fuses_activation = true;  // BiasActFusion / RowBiasActFusion
+  return v;
 }
 
 }  // namespace kforge::dense::sm90

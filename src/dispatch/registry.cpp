@@ -21,6 +21,13 @@ Registry::Registry() {
 
 void Registry::add(Variant v) {
   KF_CHECK(find(v.name) == nullptr, "variant registered twice: " + v.name);
+  if (!v.fuses_activation) {
+    v.accepts = [inner = std::move(v.accepts)](const ConvProblem& p) -> std::string {
+      if (p.activation != Activation::none)
+        return std::string("the ") + activation_name(p.activation) + " activation is not fused by this variant";
+      return inner(p);
+    };
+  }
   variants_.push_back(std::move(v));
 }
 

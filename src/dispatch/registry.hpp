@@ -33,6 +33,9 @@ struct Variant {
   std::string source;
   std::function<size_t(const ConvProblem&)> workspace = [](const ConvProblem&) { return size_t{0}; };
   bool library = true;  // false: a comparison anchor (cuDNN), never chosen by kforge::conv
+  // true: applies ConvProblem::activation in its epilogue. Registry::add makes every other variant refuse problems
+  // with an activation, so that no variant can silently return the conv without it.
+  bool fuses_activation = false;
   // > 0: the benchmark skips problems of more FLOPs (a correctness fallback would take seconds per run there);
   // kforge::conv still runs it on anything it accepts.
   double max_bench_flops = 0;

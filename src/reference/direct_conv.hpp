@@ -1,9 +1,10 @@
 // One output element of the direct convolution in double: the single definition of the reference math,
 // compiled for the host (cpu_reference.cpp) and the device (gpu_reference.cu) so both agree by construction.
 // Every product of two kforge elements is exact in double (at most 24 x 24 significand bits), so the sum is the
-// only rounding, and its order (c, t, r, s, then bias) is fixed here.
+// only rounding, and its order (c, t, r, s, then bias, then the activation) is fixed here.
 #pragma once
 
+#include <cmath>
 #include <string>
 
 #include "kforge/conv.hpp"
@@ -42,6 +43,7 @@ KF_HOST_DEVICE inline double direct_conv_element(const ConvProblem& p, const Ele
     }
   }
   if (bias != nullptr) acc += decode(bias[k]);
+  if (p.activation == Activation::silu) acc = acc / (1.0 + exp(-acc));
   return acc;
 }
 

@@ -40,6 +40,15 @@ TEST(CApi, NullTensorIsInvalidArgument) {
   EXPECT_NE(std::string(kforge_last_error()).find("expected input tensor, but got NULL"), std::string::npos);
 }
 
+TEST(CApi, UnknownActivationIsInvalidArgument) {
+  kforge_tensor x = tensor(nullptr, {1, 4, 8, 8, 8}), w = tensor(nullptr, {4, 4, 3, 3, 3}),
+                y = tensor(nullptr, {1, 4, 6, 6, 6});
+  kforge_conv_params p = params();
+  p.activation = 5;
+  EXPECT_EQ(kforge_conv(&x, &w, nullptr, &y, &p, nullptr, nullptr), KFORGE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(kforge_last_error(), "unknown activation 5: expected KFORGE_ACTIVATION_NONE or KFORGE_ACTIVATION_SILU");
+}
+
 TEST(CApi, BadDtypeAndRank) {
   kforge_tensor x = tensor(nullptr, {1, 4, 8, 8, 8}, 9), w = tensor(nullptr, {4, 4, 3, 3, 3}),
                 y = tensor(nullptr, {1, 4, 6, 6, 6});

@@ -138,6 +138,26 @@ TEST(Problem, KeyDistinguishesLayoutsAndParameters) {
   EXPECT_NE(a.key(), b.key());
   EXPECT_NE(a.key(), c.key());
   EXPECT_EQ(a.key(), ConvProblem::dense(1, 8, 8, {4, 4, 4}, {3, 3, 3}, ConvParams{}, DType::bf16, Layout::ncdhw, false).key());
+  ConvParams silu;
+  silu.activation = Activation::silu;
+  const auto d = ConvProblem::dense(1, 8, 8, {4, 4, 4}, {3, 3, 3}, silu, DType::bf16, Layout::ncdhw, false);
+  EXPECT_EQ(d.activation, Activation::silu);
+  EXPECT_EQ(d.key(), a.key() + " +silu");
+}
+
+TEST(Validation, ActivationNames) {
+  EXPECT_EQ(parse_activation("silu"), Activation::silu);
+  EXPECT_EQ(parse_activation("none"), Activation::none);
+  EXPECT_STREQ(activation_name(Activation::silu), "silu");
+  try {
+    parse_activation("gelu");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "unknown activation 'gelu': expected none or silu");
+  }
+  ConvParams bad;
+  bad.activation = static_cast<Activation>(7);
+  EXPECT_THROW(ConvProblem::dense(1, 8, 8, {4, 4, 4}, {3, 3, 3}, bad, DType::bf16, Layout::ncdhw, false), Error);
 }
 
 TEST(DType, NamesRoundTrip) {

@@ -1,6 +1,6 @@
 // The dense family: every registered dense variant against the fp64 CPU reference on small problems that reach
 // every path (channels-last direct, NCDHW staging, channel padding, partial tiles, stride, dilation, asymmetric
-// padding, 1D/2D, N > 1, persistent loops over many tiles); the accepts() contract and the staging plan on the
+// padding, 1D/2D, N > 1, persistent loops over many tiles, a fused SiLU); the accepts() contract and the staging plan on the
 // CPU; and the SASS of the fast kernels (wgmma, no local memory) from the build's cubins.
 #include <gtest/gtest.h>
 
@@ -54,6 +54,11 @@ std::vector<ConvProblem> dense_problems() {
     out.push_back(dense_problem(1, 64, 384, {8, 16, 20}, {1, 1, 1}, unit, l, true));
     out.push_back(dense_problem(1, 32, 16, {3, 5, 7}, {1, 1, 1}, unit, l, true));
     out.push_back(dense_problem(3, 8, 24, {1, 1, 96}, {1, 1, 1}, unit, l, false));
+    // SiLU fused after the bias: the implicit-GEMM epilogue (3x3x3) and the pointwise GEMMs' (1x1x1).
+    ConvParams silu3 = same1, silu1 = unit;
+    silu3.activation = silu1.activation = Activation::silu;
+    out.push_back(dense_problem(1, 64, 128, {6, 10, 12}, {3, 3, 3}, silu3, l, true));
+    out.push_back(dense_problem(1, 32, 64, {4, 8, 10}, {1, 1, 1}, silu1, l, true));
   }
   // Other dtypes and groups: the tensor-core variants refuse them; the direct fallback answers.
   out.push_back(dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16));
@@ -160,6 +165,32 @@ TEST(PointwiseGemm, MapsEachLayoutOntoOneGemmPerImage) {
   EXPECT_TRUE(contains(refusal(shifted, dense::ChannelOrder::first), "16-byte aligned"));
   EXPECT_NE(shifted.key(), make_problem(dense_view({1, 24, 3, 5, 8}, DType::bf16, Layout::ncdhw), w, nullptr, &y,
                                         unit).key());
+}
+
+// A fused activation: only the variants whose epilogue applies it accept (Registry::add wraps the others'
+// accepts), so none can return the plain conv; the rule's pick then is the same kernel as without it.
+TEST(DenseAccepts, OnlyFusingVariantsTakeAnActivation) {
+  const testing::ScopedEnv rule_only("KFORGE_AUTOTUNE", "0");
+  ConvParams silu = params_of({1}, {1}, {}, {1});
+  silu.activation = Activation::silu;
+  const ConvProblem p = dense_problem(1, 64, 128, {32, 64, 64}, {3, 3, 3}, silu, Layout::ndhwc, true);
+  const ConvProblem depthwise =
+      testing::depthwise_problem(1, 32, 1, {4, 8, 8}, {3, 3, 3}, silu, DType::bf16, Layout::ndhwc, true);
+  int fusing = 0;
+  for (const Variant& v : Registry::instance().all()) {
+    if (v.fuses_activation) {
+      ++fusing;
+      continue;
+    }
+    EXPECT_EQ(v.accepts(p), "the silu activation is not fused by this variant") << v.name;
+    EXPECT_EQ(v.accepts(depthwise), "the silu activation is not fused by this variant") << v.name;
+  }
+  EXPECT_GE(fusing, 20);
+  EXPECT_FALSE(Registry::instance().find("cudnn")->fuses_activation);
+  EXPECT_FALSE(Registry::instance().find("dense_v1_cutlass_128x128x64")->fuses_activation);
+  EXPECT_EQ(choose_variant(p).name, "dense_v3_persistent_256x128x64");
+  EXPECT_NE(p.key(), dense_problem(1, 64, 128, {32, 64, 64}, {3, 3, 3}, params_of({1}, {1}, {}, {1}), Layout::ndhwc,
+                                   true).key());  // the tune cache and the history keep them apart
 }
 
 TEST(DenseAccepts, PointwiseGemmsTakeTheirLayoutOnly) {

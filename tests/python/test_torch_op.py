@@ -21,7 +21,7 @@ def calc_diff(x, y):
 
 @unittest.skipUnless(HAVE_CUDA, WHY)
 class TorchOp(unittest.TestCase):
-    def check(self, x_shape, w_shape, dtype=None, channels_last=False, bias=True, **kw):
+    def check(self, x_shape, w_shape, dtype=None, channels_last=False, bias=True, activation=None, **kw):
         import kforge
         dtype = dtype or torch.bfloat16
         torch.manual_seed(len(x_shape) * 1000 + sum(x_shape))
@@ -33,13 +33,15 @@ class TorchOp(unittest.TestCase):
             x, w = x.contiguous(memory_format=fmt), w.contiguous(memory_format=fmt)
         conv = {3: F.conv1d, 4: F.conv2d, 5: F.conv3d}[x.dim()]
         ref = conv(x.double(), w.double(), b.double() if b is not None else None, **kw)
-        y = kforge.conv(x, w, b, **kw)
+        if activation == "silu":
+            ref = F.silu(ref)
+        y = kforge.conv(x, w, b, activation=activation, **kw)
         torch.cuda.synchronize()
         self.assertEqual(list(y.shape), list(ref.shape))
         self.assertFalse(torch.isnan(y).any().item())
         self.assertLess(calc_diff(y, ref), 1e-5, f"{x_shape} {w_shape} {kw}")
         self.assertLess(((y.double() - ref).norm() / ref.norm()).item(), 1e-2)
-        y2 = kforge.conv(x, w, b, **kw)
+        y2 = kforge.conv(x, w, b, activation=activation, **kw)
         self.assertTrue(torch.equal(y, y2), "two runs differ bitwise")
 
     def test_depthwise_evokernel_slice(self):
@@ -56,12 +58,21 @@ class TorchOp(unittest.TestCase):
         self.check([2, 3, 17, 19], [5, 3, 3, 3], stride=(1, 2), padding="valid")
         self.check([2, 6, 33], [6, 1, 5], padding="same", groups=6)
 
+    def test_dense_fused_silu(self):
+        self.check([1, 64, 6, 10, 12], [128, 64, 3, 3, 3], channels_last=True, padding=1, activation="silu")
+        self.check([1, 64, 6, 10, 12], [128, 64, 3, 3, 3], padding=1, activation="silu")
+        self.check([1, 32, 4, 8, 10], [64, 32, 1, 1, 1], activation="silu")
+
     def test_errors_read_like_pytorch(self):
         import kforge
         x = torch.randn(1, 4, 8, 8, 8, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(4, 3, 3, 3, 3, device="cuda", dtype=torch.bfloat16)
         with self.assertRaisesRegex(RuntimeError, "to have 3 channels, but got 4 channels instead"):
             kforge.conv(x, w)
+        with self.assertRaisesRegex(RuntimeError, "unknown activation 'gelu'"):
+            kforge.conv(x, torch.randn(4, 4, 3, 3, 3, device="cuda", dtype=torch.bfloat16), activation="gelu")
+        with self.assertRaisesRegex(RuntimeError, "the silu activation is not fused by this variant"):
+            kforge.conv(x, torch.randn(4, 1, 3, 3, 3, device="cuda", dtype=torch.bfloat16), groups=4, activation="silu")
         with self.assertRaisesRegex(RuntimeError, "CUDA device tensor"):
             kforge.conv(x.cpu(), torch.randn(4, 4, 3, 3, 3, dtype=torch.bfloat16))
 
