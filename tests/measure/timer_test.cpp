@@ -58,6 +58,16 @@ TEST(TimeOnStream, RefusesInconsistentOptions) {
   EXPECT_THROW(time_on_stream([](cudaStream_t) {}, nullptr, opt), Error);
 }
 
+// Exactly n samples after `warmup` untimed runs: the target error 0 is never "converged", so only the sample limit
+// stops the sampling.
+TimerOptions exactly(int n, int warmup) {
+  TimerOptions opt;
+  opt.warmup = warmup;
+  opt.min_samples = opt.max_samples = n;
+  opt.target_rel_err = 0.0;
+  return opt;
+}
+
 // Busy-waits on the host for `arg` microseconds; run on the stream through cudaLaunchHostFunc.
 void CUDART_CB spin_host(void* arg) {
   const auto duration = std::chrono::microseconds(*static_cast<const int*>(arg));
@@ -115,11 +125,7 @@ TEST(TimeInterleaved, StopsAtTheSampleLimitOfEachSide) {
   KF_REQUIRE_GPU();
   cudaStream_t stream = nullptr;
   KF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  TimerOptions opt;
-  opt.warmup = 0;
-  opt.min_samples = 3;
-  opt.max_samples = 3;
-  opt.target_rel_err = 0.0;
+  const TimerOptions opt = exactly(3, 0);
   const PairedTiming t = time_interleaved([](cudaStream_t) {}, [](cudaStream_t) {}, stream, opt);
   KF_CUDA_CHECK(cudaStreamDestroy(stream));
   EXPECT_EQ(t.a.stop_reason, "sample limit");
@@ -132,11 +138,7 @@ TEST(TimeRoundRobin, RotatesTheOrderAndTimesEachKernel) {
   static int us[3] = {500, 1000, 1500};  // static: the host functions read them after this frame's enqueue
   cudaStream_t stream = nullptr;
   KF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  TimerOptions opt;
-  opt.warmup = 1;
-  opt.min_samples = 6;
-  opt.max_samples = 6;
-  opt.target_rel_err = 0.0;
+  const TimerOptions opt = exactly(6, 1);
   std::vector<int> order;  // the kernels in the order they were enqueued
   std::vector<std::function<void(cudaStream_t)>> fns;
   for (int k = 0; k < 3; ++k)
@@ -165,11 +167,7 @@ TEST(TimeOnStream, StopsAtTheSampleLimit) {
   KF_REQUIRE_GPU();
   cudaStream_t stream = nullptr;
   KF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  TimerOptions opt;
-  opt.warmup = 0;
-  opt.min_samples = 3;
-  opt.max_samples = 3;
-  opt.target_rel_err = 0.0;  // never "converged": only the sample limit can stop it
+  const TimerOptions opt = exactly(3, 0);
   const Timing t = time_on_stream([](cudaStream_t) {}, stream, opt);
   KF_CUDA_CHECK(cudaStreamDestroy(stream));
   EXPECT_EQ(t.stop_reason, "sample limit");
