@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 
 #include "core/cuda_check.hpp"
+#include "dense/silu.cuh"
 #include "dense/variants.hpp"
 
 namespace kforge::dense {
@@ -50,7 +51,7 @@ __global__ void direct_kernel(ConvProblem p, const T* __restrict__ x, const T* _
         }
       }
     }
-    if (p.activation == Activation::silu) acc = acc / (1.f + expf(-acc));
+    if (p.activation == Activation::silu) acc = fast_silu(acc);
     y[n * p.y_strides[0] + k * p.y_strides[1] + od * p.y_strides[2] + oh * p.y_strides[3] + ow * p.y_strides[4]] =
         from_f32<T>(acc);
   }

@@ -6,13 +6,13 @@
 // strides), groups == 1, and the im2col corner ranges TMA supports for rank-5 tensors.
 #pragma once
 
-#include <cmath>
-
 #include <cute/tensor.hpp>
 #include <cutlass/kernel_hardware_info.hpp>  // before the conv builders, which use it without including it
 #include <cutlass/conv/convnd_problem_shape.hpp>
 #include <cutlass/epilogue/collective/collective_builder.hpp>
 #include <cutlass/numeric_types.h>
+
+#include "dense/silu.cuh"
 
 namespace kforge::dense::sm90 {
 
@@ -25,18 +25,6 @@ constexpr int kAlignment = 8;  // elements: 16 bytes, what TMA needs of every st
 
 // Per-output-channel bias (a row vector of the [M, K] output), D = acc + bias; beta = 0 and no C operand.
 using BiasFusion = cutlass::epilogue::fusion::LinCombPerColBias<Element, Accumulator, Element, Element>;
-
-// silu(v) = v / (1 + e^-v) with the fast intrinsics: two SFU operations (the exponential's ex2.approx and the
-// quotient's rcp.approx, each within a few float ulps) where CUTLASS's SiLu divides in IEEE precision, which made
-// c512_k111 2.6x slower (NOTES.md). For v below about -88, e^-v is inf and the quotient 0 (the true value is
-// under 1e-36).
-CUTLASS_HOST_DEVICE float fast_silu(float v) {
-#if defined(__CUDA_ARCH__)
-  return __fdividef(v, 1.f + __expf(-v));
-#else
-  return v / (1.f + std::exp(-v));
-#endif
-}
 
 // ConvProblem::activation, chosen at run time so that one instantiation serves both: SiLU when `enabled`, else
 // the identity (a uniform branch per fragment). CUTLASS's epilogue passes the Arguments of the scalar functor to
