@@ -29,6 +29,7 @@ void print_bench_table(std::ostream& os, const std::vector<BenchRow>& rows) {
   }
   os << "spread: interquartile range over the median; %floor: roofline floor (max of minimal bytes at the measured copy\n"
         "bandwidth, FLOPs at the measured bf16 GEMM rate) over the median, 100% = at the roofline.\n";
+  if (std::none_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.timing.has_value(); })) return;
   const bool round_robin = std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.round_robin > 0; });
   os << (round_robin ? "timing: the passing variants of each case round-robin (--interleave), the L2 flushed before "
                        "every sample\n"
