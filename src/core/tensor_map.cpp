@@ -26,13 +26,14 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
 
 template <int Rank>
 CUtensorMap tiled_map_16bit(const void* base, const std::array<uint64_t, Rank>& dims,
-                            const std::array<uint64_t, Rank - 1>& byte_strides, const std::array<uint32_t, Rank>& box) {
+                            const std::array<uint64_t, Rank - 1>& byte_strides, const std::array<uint32_t, Rank>& box,
+                            CUtensorMapSwizzle swizzle) {
   CUtensorMap map{};
   std::array<uint32_t, Rank> element_strides;
   element_strides.fill(1);
   const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, Rank, const_cast<void*>(base), dims.data(),
                                     byte_strides.data(), box.data(), element_strides.data(),
-                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                    CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     std::string what = "cuTensorMapEncodeTiled refused the map (CUresult " + std::to_string(int(r)) + "): dims";
@@ -45,6 +46,8 @@ CUtensorMap tiled_map_16bit(const void* base, const std::array<uint64_t, Rank>& 
 }
 
 template CUtensorMap tiled_map_16bit<4>(const void*, const std::array<uint64_t, 4>&, const std::array<uint64_t, 3>&,
-                                        const std::array<uint32_t, 4>&);
+                                        const std::array<uint32_t, 4>&, CUtensorMapSwizzle);
+template CUtensorMap tiled_map_16bit<5>(const void*, const std::array<uint64_t, 5>&, const std::array<uint64_t, 4>&,
+                                        const std::array<uint32_t, 5>&, CUtensorMapSwizzle);
 
 }  // namespace kforge

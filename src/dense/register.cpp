@@ -39,6 +39,11 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v23_pingpong_128x128x64_c2x1());
   r.add(dense::v24_pingpong_128x128x64_c1x2());
   r.add(dense::v25_pingpong_128x128x64_c2x2());
+  // Measured, not in the rule (NOTES.md: faster than v21 alone, slower round-robin); the tuner may pick them.
+  r.add(dense::v26_halo_256x96x32());
+  r.add(dense::v27_halo_256x128x32());
+  r.add(dense::v28_halo_256x96x32_c2x1());
+  r.add(dense::v29_halo_256x128x32_c2x1());
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {

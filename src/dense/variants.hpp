@@ -32,6 +32,11 @@ Variant v22_persistent_256x96x32_c4x1();
 Variant v23_pingpong_128x128x64_c2x1();
 Variant v24_pingpong_128x128x64_c1x2();
 Variant v25_pingpong_128x128x64_c2x2();
+// Our own mainloop: one input row's halo staged once for all taps along W (halo_conv.cuh).
+Variant v26_halo_256x96x32();
+Variant v27_halo_256x128x32();
+Variant v28_halo_256x96x32_c2x1();
+Variant v29_halo_256x128x32_c2x1();
 // Pointwise convs as GEMMs on the caller's tensors (no staging in either layout).
 Variant v12_pointwise_gemm_128x256x64_ncdhw();
 Variant v13_pointwise_gemm_256x128x64_ndhwc();

@@ -48,6 +48,11 @@ std::vector<ConvProblem> dense_problems() {
     out.push_back(dense_problem(1, 128, 256, {8, 16, 20}, {3, 3, 3}, same1, l, true));       // many tiles per SM
     out.push_back(dense_problem(1, 192, 192, {4, 10, 30}, {3, 3, 3}, unit, l, true));        // no padding, N tile 192
     out.push_back(dense_problem(1, 96, 96, {4, 9, 40}, {3, 3, 3}, unit, l, true));           // C % 64 == 32: the 32-channel K tile
+    // Halo rows (v26-v29): rows of more than one 256-pixel tile with a partial last one, output channels past one
+    // N tile, C not a multiple of the 32-channel chunk, stride 2 along D and dilation 2 along W (the halo's reach),
+    // an odd number of output rows with padding (a cluster's second row past the tensor, its first in the padding).
+    out.push_back(dense_problem(1, 96, 96, {2, 3, 300}, {3, 3, 3}, same1, l, true));
+    out.push_back(dense_problem(1, 40, 136, {5, 4, 270}, {2, 3, 3}, params_of({2, 1, 1}, {1}, {}, {1, 1, 2}), l, true));
     // Pointwise GEMMs: two images (the filter shared, batch strides), K not a tile multiple, many tiles, a volume
     // that is not a multiple of 8 (the NCDHW GEMM refuses it), conv1d.
     out.push_back(dense_problem(2, 24, 40, {3, 5, 8}, {1, 1, 1}, unit, l, true));
@@ -191,6 +196,23 @@ TEST(DenseAccepts, OnlyFusingVariantsTakeAnActivation) {
   EXPECT_EQ(choose_variant(p).name, "dense_v3_persistent_256x128x64");
   EXPECT_NE(p.key(), dense_problem(1, 64, 128, {32, 64, 64}, {3, 3, 3}, params_of({1}, {1}, {}, {1}), Layout::ndhwc,
                                    true).key());  // the tune cache and the history keep them apart
+}
+
+// The halo-row kernels stage one input row per filter row: a tile's output pixels must read consecutive input
+// pixels (stride 1 along W) within a halo of 272 pixels.
+TEST(DenseAccepts, HaloRowsNeedStrideOneAlongW) {
+  const ConvProblem ok = dense_problem(1, 96, 96, {4, 9, 300}, {3, 3, 3}, params_of({2, 2, 1}, {1}, {}, {1}), Layout::ncdhw, true);
+  const ConvProblem strided = dense_problem(1, 96, 96, {4, 9, 300}, {3, 3, 3}, params_of({1, 1, 2}, {1}, {}, {1}), Layout::ndhwc, true);
+  const ConvProblem wide = dense_problem(1, 96, 96, {4, 9, 300}, {1, 1, 5}, params_of({1}, {0}, {}, {1}), Layout::ndhwc, true);
+  const ConvProblem far = dense_problem(1, 96, 96, {4, 9, 300}, {1, 1, 3}, params_of({1}, {0}, {}, {1, 1, 9}), Layout::ndhwc, true);
+  for (const char* name : {"dense_v26_halo_256x96x32", "dense_v27_halo_256x128x32"}) {
+    const Variant* v = Registry::instance().find(name);
+    ASSERT_NE(v, nullptr) << name;
+    EXPECT_EQ(v->accepts(ok), "") << name;
+    EXPECT_NE(v->accepts(strided).find("stride 1 along W"), std::string::npos) << v->accepts(strided);
+    EXPECT_NE(v->accepts(wide).find("at most 3 filter taps"), std::string::npos) << v->accepts(wide);
+    EXPECT_NE(v->accepts(far).find("halo"), std::string::npos) << v->accepts(far);
+  }
 }
 
 TEST(DenseAccepts, PointwiseGemmsTakeTheirLayoutOnly) {
