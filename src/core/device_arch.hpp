@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/cuda_check.hpp"
+#include "kforge/conv.hpp"
 
 namespace kforge {
 
@@ -24,6 +25,12 @@ inline std::string sm90a_refusal() {
     return "built for sm_90a (Hopper) only, but this GPU is sm_" + std::to_string(major) + std::to_string(minor);
   }();
   return why;
+}
+
+// What every wgmma kernel of the dense family needs before its own limits: bf16 operands and an sm_90a device.
+inline std::string bf16_sm90a_refusal(const ConvProblem& p) {
+  if (p.dtype != DType::bf16) return "bf16 only (got " + std::string(dtype_name(p.dtype)) + ")";
+  return sm90a_refusal();
 }
 
 // SMs of the current GPU (a CUDA error when none can be asked).

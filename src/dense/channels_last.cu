@@ -227,6 +227,12 @@ std::string output_order_refusal(const ConvProblem& p, OutputOrder out) {
   return "";
 }
 
+std::string channels_last_refusal(const ConvProblem& p) {
+  if (p.groups != 1) return "groups == 1 only (got " + std::to_string(p.groups) + ")";
+  if (p.K % kChannelAlignment != 0) return "K % 8 != 0 (the output is not staged for padding)";
+  return "";
+}
+
 ChannelsLastPlan plan_channels_last(const ConvProblem& p, OutputOrder out) {
   KF_CHECK(p.groups == 1 && p.K % kChannelAlignment == 0 && dtype_size(p.dtype) == sizeof(Bits16),
            "channels-last staging: needs groups 1, K % 8 == 0 and 16-bit elements, got " + p.describe());

@@ -35,8 +35,11 @@ struct ChannelsLastPlan {
   size_t staging_bytes() const { return x_bytes + w_bytes + y_bytes; }
 };
 
-// The plan for `p` (groups == 1; K must already be a multiple of 8: the output is never padded) and a kernel writing
-// y in `out` order (output_order_refusal(p, out) must be "").
+// "" when the plan can stage p (groups == 1; K a multiple of 8: the output is never padded), else why not.
+std::string channels_last_refusal(const ConvProblem& p);
+
+// The plan for `p` (channels_last_refusal(p) must be "", a 16-bit dtype) and a kernel writing y in `out` order
+// (output_order_refusal(p, out) must be "").
 ChannelsLastPlan plan_channels_last(const ConvProblem& p, OutputOrder out = OutputOrder::ndhwc);
 
 // Device pointers of the inner problem; `staging` holds plan.staging_bytes(). stage_inputs() copies x and w

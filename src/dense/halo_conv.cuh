@@ -65,7 +65,7 @@ struct Tile {
 
 // The conv geometry the kernel walks (inner problem: NDHWC x, KTRSC w, NDHWC y).
 struct HaloParams {
-  int D, H, W, C, K, T, R, S, Do, Ho, Wo;
+  int D, H, C, K, T, R, S, Do, Ho, Wo;  // W: TMA bounds the rows
   int stride_d, stride_h, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w;
   int k_tiles, w_tiles;
   int64_t num_tiles;

@@ -18,10 +18,8 @@ namespace kforge::dense::halo {
 
 // "" when the halo kernel computes p (through the channels-last plan), else why not.
 inline std::string halo_refusal(const ConvProblem& p) {
-  if (p.dtype != DType::bf16) return "bf16 only (got " + std::string(dtype_name(p.dtype)) + ")";
-  if (std::string why = sm90a_refusal(); !why.empty()) return why;
-  if (p.groups != 1) return "groups == 1 only (got " + std::to_string(p.groups) + ")";
-  if (p.K % kChannelAlignment != 0) return "K % 8 != 0 (the output is not staged for padding)";
+  if (std::string why = bf16_sm90a_refusal(p); !why.empty()) return why;
+  if (std::string why = channels_last_refusal(p); !why.empty()) return why;
   if (p.stride[2] != 1) return "stride 1 along W only (got " + std::to_string(p.stride[2]) + "): a tile's output pixels "
                                "must read consecutive input pixels";
   if (p.S > kMaxS) return "at most " + std::to_string(kMaxS) + " filter taps along W (got " + std::to_string(p.S) + ")";
@@ -57,7 +55,7 @@ void halo_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
 
   auto i32 = [](int64_t v) { return static_cast<int>(v); };
   HaloParams hp{};
-  hp.D = i32(in.D), hp.H = i32(in.H), hp.W = i32(in.W), hp.C = i32(in.C), hp.K = i32(in.K);
+  hp.D = i32(in.D), hp.H = i32(in.H), hp.C = i32(in.C), hp.K = i32(in.K);
   hp.T = i32(in.T), hp.R = i32(in.R), hp.S = i32(in.S), hp.Do = i32(in.Do), hp.Ho = i32(in.Ho), hp.Wo = i32(in.Wo);
   hp.stride_d = i32(in.stride[0]), hp.stride_h = i32(in.stride[1]);
   hp.pad_d = i32(in.pad_lo[0]), hp.pad_h = i32(in.pad_lo[1]), hp.pad_w = i32(in.pad_lo[2]);

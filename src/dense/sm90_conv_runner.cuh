@@ -38,12 +38,6 @@ inline cutlass::KernelHardwareInfo hardware_info() {
 // Placeholder device addresses for can_implement before any tensor exists: TMA-aligned, never dereferenced.
 inline const Element* aligned_placeholder() { return reinterpret_cast<const Element*>(uintptr_t{1} << 20); }
 
-// What every CUTLASS-composed kernel needs before its own limits: bf16 operands and an sm_90a device.
-inline std::string bf16_sm90a_refusal(const ConvProblem& p) {
-  if (p.dtype != DType::bf16) return "bf16 only (got " + std::string(dtype_name(p.dtype)) + ")";
-  return sm90a_refusal();
-}
-
 // Initializes CUTLASS's device operator with `args` and runs it on `s`; a failure names the problem.
 template <class Device>
 void run_cutlass(const typename Device::Arguments& args, void* workspace, cudaStream_t s, const ConvProblem& p) {
@@ -63,8 +57,7 @@ Variant make_variant(std::string name, std::string idea, std::string source, Out
                      MakeArguments arguments) {
   auto accepts = [arguments, out](const ConvProblem& p) -> std::string {
     if (std::string why = bf16_sm90a_refusal(p); !why.empty()) return why;
-    if (p.groups != 1) return "groups == 1 only (got " + std::to_string(p.groups) + ")";
-    if (p.K % kChannelAlignment != 0) return "K % 8 != 0 (the output is not staged for padding)";
+    if (std::string why = channels_last_refusal(p); !why.empty()) return why;
     if (std::string why = output_order_refusal(p, out); !why.empty()) return why;
     if (p.unaligned.bias) return "the epilogue reads the bias in place, but its data pointer is not 16-byte aligned";
     const ChannelsLastPlan plan = plan_channels_last(p, out);
