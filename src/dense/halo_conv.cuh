@@ -1,4 +1,4 @@
-// The halo-row conv kernel (v26-v29): an implicit GEMM whose A operand is staged once per filter row instead of
+// The halo-row conv kernel (v26-v31): an implicit GEMM whose A operand is staged once per filter row instead of
 // once per filter tap.
 //
 // The im2col mainloop (v2-v25) loads, for every tap (t, r, s), the 256 input pixels that tap multiplies: every
@@ -16,7 +16,7 @@
 // Warp specialization as in CUTLASS's cooperative kernel: warpgroup 0's first warp issues the TMA loads, warpgroups
 // 1 and 2 each own 128 of the 256 pixels (two m64 wgmmas per tap and 16 channels) and store their accumulators
 // straight from registers (bias, optional SiLU). The grid is persistent: cluster i takes tiles i, i + clusters, ...
-// kCluster = 2 (v28, v29): the two CTAs of a cluster take neighbouring output rows (h, h + 1) of the same tile
+// kCluster = 2 (v28-v31): the two CTAs of a cluster take neighbouring output rows (h, h + 1) of the same tile
 // column and share B, which the first CTA multicasts into both; they walk the union of their valid filter rows (an
 // input row outside the tensor reads as zeros), so both consume the same stage sequence.
 // Limits: stride 1 and S <= 3 along W (a row of output pixels must map to consecutive input pixels).
@@ -68,6 +68,7 @@ struct HaloParams {
   int D, H, C, K, T, R, S, Do, Ho, Wo;  // W: TMA bounds the rows
   int stride_d, stride_h, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w;
   int k_tiles, w_tiles;
+  int plane_block;  // output planes walked before the tile column moves on (decode_tile)
   int64_t num_tiles;
   int64_t y_n, y_d, y_h, y_w;  // y's element strides (channels innermost)
   __nv_bfloat16* y;
@@ -80,21 +81,30 @@ struct TileCoord {
   int h_first;  // the first of the cluster's kCluster output rows (h = h_first + rank)
 };
 
-// A tile is (k0, w0, a group of kCluster output rows, d, n); `rank` picks this CTA's row of the group.
+// A tile is (k0, d, w0, a group of kCluster output rows, n), walked in that order (fastest first) within blocks of
+// plane_block output planes; `rank` picks this CTA's row of the group. Output channels innermost: CTAs running side
+// by side share the input rows they read from L2. Planes next: the T output planes that read an input plane (one per
+// filter plane t) run close together, so that plane crosses DRAM -> L2 once instead of up to T times when a plane of
+// input rows is larger than L2 (plane_block 1, v26-v29's order: wan21_up3's planes are 177 MB). The block bounds the
+// distance between the row groups that share input rows (R - 1 rows each way) to plane_block planes of tiles.
 template <int kCluster>
 __device__ inline TileCoord decode_tile(const HaloParams& p, int64_t tile, int bn, int rank) {
-  // Output channels innermost: CTAs running side by side share the input rows they read from L2.
   const int row_groups = (p.Ho + kCluster - 1) / kCluster;
+  const int64_t plane_tiles = int64_t{p.k_tiles} * p.w_tiles * row_groups;
+  const int64_t image_tiles = plane_tiles * p.Do, block_tiles = plane_tiles * p.plane_block;
   TileCoord c;
+  c.n = int(tile / image_tiles);
+  tile %= image_tiles;
+  const int block = int(tile / block_tiles);  // every block before it is full
+  tile %= block_tiles;
+  const int planes = min(p.plane_block, p.Do - block * p.plane_block);
   c.k0 = int(tile % p.k_tiles) * bn;
   tile /= p.k_tiles;
+  c.d = block * p.plane_block + int(tile % planes);
+  tile /= planes;
   c.w0 = int(tile % p.w_tiles) * kTileM;
-  tile /= p.w_tiles;
-  c.h_first = int(tile % row_groups) * kCluster;
+  c.h_first = int(tile / p.w_tiles) * kCluster;
   c.h = c.h_first + rank;
-  tile /= row_groups;
-  c.d = int(tile % p.Do);
-  c.n = int(tile / p.Do);
   return c;
 }
 

@@ -35,7 +35,7 @@ inline std::string halo_refusal(const ConvProblem& p) {
   return "";
 }
 
-template <int BN, int kCluster>
+template <int BN, int kCluster, int kPlaneBlock>
 void halo_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
   const ChannelsLastPlan plan = plan_channels_last(p, OutputOrder::ndhwc);
   const StagedArgs staged = stage_inputs(plan, p, a, a.workspace, s);
@@ -62,6 +62,7 @@ void halo_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
   hp.dil_d = i32(in.dilation[0]), hp.dil_h = i32(in.dilation[1]), hp.dil_w = i32(in.dilation[2]);
   hp.k_tiles = i32((in.K + BN - 1) / BN);
   hp.w_tiles = i32((in.Wo + kTileM - 1) / kTileM);
+  hp.plane_block = i32(std::min<int64_t>(kPlaneBlock, in.Do));
   const int64_t row_groups = (in.Ho + kCluster - 1) / kCluster;
   hp.num_tiles = int64_t{hp.k_tiles} * hp.w_tiles * row_groups * in.Do * in.N;
   hp.y_n = in.y_strides[0], hp.y_d = in.y_strides[2], hp.y_h = in.y_strides[3], hp.y_w = in.y_strides[4];
@@ -91,9 +92,11 @@ void halo_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
   finish_output(plan, p, staged, a.y, s);
 }
 
-template <int BN, int kCluster>
+// kPlaneBlock: output planes walked per tile column (decode_tile; 1: row groups first, as v26-v29).
+template <int BN, int kCluster, int kPlaneBlock = 1>
 Variant halo_variant(std::string name, std::string idea, std::string source) {
-  Variant v{std::move(name), "dense", std::move(idea), halo_refusal, halo_launch<BN, kCluster>, std::move(source),
+  Variant v{std::move(name), "dense", std::move(idea), halo_refusal, halo_launch<BN, kCluster, kPlaneBlock>,
+            std::move(source),
             [](const ConvProblem& p) { return plan_channels_last(p, OutputOrder::ndhwc).staging_bytes(); }};
   v.fuses_activation = true;
   return v;

@@ -44,6 +44,8 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v27_halo_256x128x32());
   r.add(dense::v28_halo_256x96x32_c2x1());
   r.add(dense::v29_halo_256x128x32_c2x1());
+  r.add(dense::v30_halo_256x96x32_c2x1_d8());
+  r.add(dense::v31_halo_256x128x32_c2x1_d8());
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {

@@ -37,6 +37,8 @@ Variant v26_halo_256x96x32();
 Variant v27_halo_256x128x32();
 Variant v28_halo_256x96x32_c2x1();
 Variant v29_halo_256x128x32_c2x1();
+Variant v30_halo_256x96x32_c2x1_d8();
+Variant v31_halo_256x128x32_c2x1_d8();
 // Pointwise convs as GEMMs on the caller's tensors (no staging in either layout).
 Variant v12_pointwise_gemm_128x256x64_ncdhw();
 Variant v13_pointwise_gemm_256x128x64_ndhwc();

@@ -53,6 +53,8 @@ std::vector<ConvProblem> dense_problems() {
     // an odd number of output rows with padding (a cluster's second row past the tensor, its first in the padding).
     out.push_back(dense_problem(1, 96, 96, {2, 3, 300}, {3, 3, 3}, same1, l, true));
     out.push_back(dense_problem(1, 40, 136, {5, 4, 270}, {2, 3, 3}, params_of({2, 1, 1}, {1}, {}, {1, 1, 2}), l, true));
+    // Two images of 11 output planes: one full 8-plane block of v30/v31's tile walk and a partial one per image.
+    out.push_back(dense_problem(2, 16, 32, {11, 3, 20}, {3, 3, 3}, same1, l, true));
     // Pointwise GEMMs: two images (the filter shared, batch strides), K not a tile multiple, many tiles, a volume
     // that is not a multiple of 8 (the NCDHW GEMM refuses it), conv1d.
     out.push_back(dense_problem(2, 24, 40, {3, 5, 8}, {1, 1, 1}, unit, l, true));
