@@ -23,7 +23,7 @@ std::string progress_line(const std::string& case_name, const BenchRow& row, int
   const std::string head = fmt::format("{} {}: {}", case_name, row.layout, row.variant);
   if (candidate == 0) return fmt::format("{} refused: {}", head, row.reason);
   std::string detail;
-  if (row.status == "PASS") detail = fmt::format("{:.4g} ms", row.timing->median_ms);
+  if (row.status == "PASS") detail = row.timing ? fmt::format("{:.4g} ms", row.timing->median_ms) : "checked";
   else if (row.status == "FAIL") detail = row.error.summary() + (row.reason.empty() ? "" : ": " + row.reason);
   else detail = row.reason;
   return fmt::format("{} {} {} ({}/{})", head, row.status, detail, candidate, candidates);
@@ -40,7 +40,8 @@ TuneCommand::TuneCommand(CLI::App& app) {
   tune_->add_option("--layout", layout_, "ncdhw | ndhwc | both (default)")
       ->check(CLI::IsMember({"ncdhw", "ndhwc", "both"}));
   tune_->add_option("--dtype", dtype_, "bf16 (default) | f16 | f32");
-  tune_->add_option("--max-seconds", max_seconds_, "timing budget per candidate, after its check (default 0.5)")
+  tune_->add_option("--max-seconds", max_seconds_,
+                    "timing budget per candidate, round-robin after the checks (default 0.5)")
       ->check(CLI::PositiveNumber);
   tune_->add_flag("--no-history", no_history_, "do not append the rows to the history database");
   tune_->add_option("--db", db_, "history database (default: $KFORGE_HISTORY, else the XDG data folder)");

@@ -73,9 +73,10 @@ def _per_dim(value, n, name):
     return values
 
 
-def conv(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activation=None):
+def conv(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activation=None, variant=None):
     """F.conv{1,2,3}d(x, w, bias, stride, padding, dilation, groups) computed by kforge (padding: int, list,
-    'valid' or 'same'); activation="silu" returns F.silu of it, fused into the conv's epilogue."""
+    'valid' or 'same'); activation="silu" returns F.silu of it, fused into the conv's epilogue. variant: a kforge
+    variant's name (`kforge list`) to run instead of the dispatch's choice; an error when it does not accept."""
     if activation not in _ACTIVATIONS:
         raise RuntimeError(f"unknown activation {activation!r}: expected None or 'silu'")
     n = x.dim() - 2
@@ -115,7 +116,7 @@ def conv(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activation=
     stream = torch.cuda.current_stream(x.device).cuda_stream if x.is_cuda else None
     lib = _library()
     status = lib.kforge_conv(ctypes.byref(xv), ctypes.byref(wv), ctypes.byref(bv) if bv is not None else None,
-                             ctypes.byref(yv), ctypes.byref(p), stream, None)
+                             ctypes.byref(yv), ctypes.byref(p), stream, variant.encode() if variant else None)
     if status != 0:
         raise RuntimeError(lib.kforge_last_error().decode())
     return y

@@ -123,10 +123,6 @@ BenchRow bench_variant(const Variant& v, const ConvProblem& p, const BenchOption
   return row;
 }
 
-namespace {
-
-// The rows that passed their checks, timed round-robin on one set of random inputs: the variants run one after
-// another on one stream, so they share the output and the largest workspace (scratch of a single launch).
 void time_passing_round_robin(const std::vector<const Variant*>& variants, std::vector<BenchRow>& rows,
                               const ConvProblem& p, const BenchOptions& opt, uint64_t seed, cudaStream_t s) {
   std::vector<size_t> passed;
@@ -156,8 +152,6 @@ void time_passing_round_robin(const std::vector<const Variant*>& variants, std::
     cudaGetLastError();
   }
 }
-
-}  // namespace
 
 std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const BenchOptions& opt,
                                  const Ceilings& ceilings) {

@@ -73,6 +73,12 @@ std::string bench_refusal(const Variant& v, const ConvProblem& p);
 BenchRow bench_variant(const Variant& v, const ConvProblem& p, const BenchOptions& opt, uint64_t seed,
                        cudaStream_t stream);
 
+// Times the PASS rows of `rows` (rows[i] is variants[i]'s check) round-robin on one set of random inputs drawn from
+// `seed`: the variants run one after another on one stream, sharing the output and the largest workspace, for
+// opt.timer.max_seconds per variant. Sets their timing and round_robin count (ERROR with the reason when it throws).
+void time_passing_round_robin(const std::vector<const Variant*>& variants, std::vector<BenchRow>& rows,
+                              const ConvProblem& p, const BenchOptions& opt, uint64_t seed, cudaStream_t stream);
+
 // Runs one suite case for the family's variants (suite.name picks the family). Ceilings give the floor.
 std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const BenchOptions& opt,
                                  const Ceilings& ceilings);

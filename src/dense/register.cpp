@@ -39,7 +39,7 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v23_pingpong_128x128x64_c2x1());
   r.add(dense::v24_pingpong_128x128x64_c1x2());
   r.add(dense::v25_pingpong_128x128x64_c2x2());
-  // Measured, not in the rule (NOTES.md: faster than v21 alone, slower round-robin); the tuner may pick them.
+  // Measured (NOTES.md, "Halo rows"); v30 is the tile rule's pick where rows fill 256-pixel tiles.
   r.add(dense::v26_halo_256x96x32());
   r.add(dense::v27_halo_256x128x32());
   r.add(dense::v28_halo_256x96x32_c2x1());
@@ -76,9 +76,16 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // with fewer MMAs, and 2x1 clusters share the filter tile of the L2-bound 96-wide N tile (wan21_up3, C = 96,
   // 2026-12-01: v21 2.81 ms, v18 3.10, v7 3.89).
   const bool narrow_last_chunk = p.C % 64 != 0 && p.C % 64 <= 32;
+  // Where rows of output pixels fill whole 256-pixel tiles (to within 1/16), the halo-row kernel with its 8-plane
+  // walk (v30) stages each input row once for its S taps: wan21_up3 2026-12-02, 2.62-2.65 ms against v21's 2.82-2.83
+  // timed alone, 25.7 against 26.5 ms per two of Wan's residual blocks (bench/decoder_block.py), though v21 wins a
+  // round-robin of the two alone (NOTES.md, "Halo rows").
+  const Variant* halo = reg.find("dense_v30_halo_256x96x32_c2x1_d8");
+  const bool rows_fill_tiles = (p.Wo + 255) / 256 * 256 * 16 <= p.Wo * 17 && halo && halo->accepts(p).empty();
   const int64_t sms = 132;  // H100 SXM / H200: the rule was fitted there (the autotune cache covers the rest)
   const std::string tile = p.C <= 16                               ? "dense_v6_persistent_256x128x16"
                            : k_blocks <= 8 || big_tiles < 2 * sms ? "dense_v8_pingpong_128x128x64"
+                           : p.K <= 96 && narrow_last_chunk && rows_fill_tiles ? "dense_v30_halo_256x96x32_c2x1_d8"
                            : p.K <= 96 && narrow_last_chunk        ? "dense_v21_persistent_256x96x32_c2x1"
                            : p.K <= 96                            ? "dense_v7_persistent_256x96x64"
                            : p.K <= 128                           ? "dense_v3_persistent_256x128x64"
@@ -94,14 +101,15 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   std::string first = tile;
   if (ncdhw_out && direct_256x128) first = "dense_v10_persistent_256x128x64_ncdhw";
   if (ncdhw_out && tile == "dense_v4_persistent_128x256x64_c2x1") first = "dense_v11_persistent_128x256x64_c2x1_ncdhw";
-  for (const std::string name : {first, std::string("dense_v4_persistent_128x256x64_c2x1"),
+  for (const std::string& name : {first, std::string("dense_v4_persistent_128x256x64_c2x1"),
                                   std::string("dense_v3_persistent_256x128x64"), std::string("dense_v0_direct")}) {
     const Variant* v = reg.find(name);
     if (v && v->accepts(p).empty()) {
       const char* rule = name == first
                              ? "tile rule: K tile 16 when C <= 16, ping-pong 128x128 for short K loops or small grids, "
                                "else the N tile with the least padding (96, 128, 192; K tile 32 in 2x1 clusters where "
-                               "C % 64 is in (0, 32] with K_out <= 96) or 128x256 in 2x1 clusters; "
+                               "C % 64 is in (0, 32] with K_out <= 96, as halo rows where rows fill 256-pixel tiles) "
+                               "or 128x256 in 2x1 clusters; "
                                "one image's NCDHW y written directly by the 256x128 or 128x256 tile"
                              : "the preferred tile refuses this problem; next accepting variant";
       if (why) *why = std::string(rule) + " (" + autotune + ")";

@@ -1,4 +1,5 @@
-// The autotuner: the bench's per-variant check and timing over a family's candidates, the fastest PASS recorded.
+// The autotuner: the bench's per-variant check over a family's candidates, the PASSes timed round-robin, the
+// fastest recorded.
 #include "tools/tune.hpp"
 
 #include <algorithm>
@@ -73,18 +74,31 @@ TuneResult tune_problem(const ConvProblem& p, const std::string& family, const T
   const int candidates = static_cast<int>(std::count_if(
       variants.begin(), variants.end(), [&](const Variant* v) { return bench_refusal(*v, p).empty(); }));
 
+  // Every candidate is checked first, then the PASSes are timed round-robin: timed one after another, the later
+  // ones run on a hotter board, and each only for its first ~30 ms (src/dense/NOTES.md, "Dispatch").
+  BenchOptions check = bench;
+  check.time = false;
   const CudaStream stream;
   TuneResult r;
   int candidate = 0;
+  std::vector<int> numbers;
   for (const Variant* v : variants) {
     const int number = bench_refusal(*v, p).empty() ? ++candidate : 0;
-    BenchRow row = bench_variant(*v, p, bench, opt.seed + 16 * static_cast<uint64_t>(number), stream.get());
+    BenchRow row = bench_variant(*v, p, check, opt.seed + 16 * static_cast<uint64_t>(number), stream.get());
     row.suite = family;
     row.layout = layout_name(p.x_layout());
     row.dtype = dtype_name(p.dtype);
     if (progress) progress(row, number, candidates);
     r.rows.push_back(std::move(row));
+    numbers.push_back(number);
   }
+  std::vector<bool> checked_pass;
+  for (const BenchRow& row : r.rows) checked_pass.push_back(row.status == "PASS");
+  time_passing_round_robin(variants, r.rows, p, bench, opt.seed + 16 * static_cast<uint64_t>(candidate + 1),
+                           stream.get());
+  if (progress)
+    for (size_t i = 0; i < r.rows.size(); ++i)
+      if (checked_pass[i]) progress(r.rows[i], numbers[i], candidates);
   if (r.winner()) record_tuned(device, p, entry_of(p, r));
   return r;
 }

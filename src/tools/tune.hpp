@@ -13,7 +13,7 @@
 namespace kforge {
 
 struct TuneOptions {
-  double max_seconds = 0.5;       // sampling budget of each candidate's timing (after its check and warm-up)
+  double max_seconds = 0.5;       // sampling budget per candidate of the round-robin timing (after the checks)
   uint64_t seed = 0x74756e65ull;  // candidate i (1-based) checks on fresh inputs drawn from seed + 16 * i
 };
 
@@ -27,12 +27,13 @@ struct TuneResult {
   bool margin_within_spread() const;  // margin below either's interquartile spread: this run cannot tell them apart
 };
 
-// Called after each variant with its row and its number among the candidates (1-based; 0 when it was refused).
+// Called after each variant's check with its row and its number among the candidates (1-based; 0 when it was
+// refused), and once more for each PASS after the round-robin timing (with its timing, or ERROR if that threw).
 using TuneProgress = std::function<void(const BenchRow& row, int candidate, int candidates)>;
 
 // Candidates: the family's library variants (no anchors) that accept `p` within their max_bench_flops. Each is
 // checked against the fp64 reference on fresh inputs (calc_diff <= 1e-5, rel-L2 <= 1e-2, bitwise deterministic)
-// and only a PASS is timed; the fastest PASS is recorded in the autotune cache under the current device's key,
+// and the PASSes are timed round-robin (the sustained state); the fastest PASS is recorded in the autotune cache under the current device's key,
 // with every candidate's median or reason. Nothing is recorded when none passes. Needs a GPU.
 TuneResult tune_problem(const ConvProblem& p, const std::string& family, const TuneOptions& opt = {},
                         const TuneProgress& progress = {});

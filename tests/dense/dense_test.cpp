@@ -273,6 +273,17 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   EXPECT_EQ(choose_variant(c96).name, "dense_v21_persistent_256x96x32_c2x1");
   const ConvProblem c96_torch = dense_problem(1, 96, 96, {32, 64, 64}, {3, 3, 3}, same1, Layout::ncdhw, true);
   EXPECT_EQ(choose_variant(c96_torch).name, "dense_v21_persistent_256x96x32_c2x1");  // staged, as v7
+  // Rows of 512 output pixels fill two 256-pixel tiles: the halo-row kernel, in either layout; rows of 300 would
+  // leave 41% of the second tile empty, and stride 2 along W is not a row of consecutive input pixels.
+  const ConvProblem c96_rows = dense_problem(1, 96, 96, {8, 20, 512}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  EXPECT_EQ(choose_variant(c96_rows).name, "dense_v30_halo_256x96x32_c2x1_d8");
+  const ConvProblem c96_rows_torch = dense_problem(1, 96, 96, {8, 20, 512}, {3, 3, 3}, same1, Layout::ncdhw, true);
+  EXPECT_EQ(choose_variant(c96_rows_torch).name, "dense_v30_halo_256x96x32_c2x1_d8");
+  const ConvProblem c96_short_rows = dense_problem(1, 96, 96, {8, 40, 300}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  EXPECT_EQ(choose_variant(c96_short_rows).name, "dense_v21_persistent_256x96x32_c2x1");
+  const ConvProblem c96_strided = dense_problem(1, 96, 96, {8, 40, 1024}, {3, 3, 3}, params_of({1, 1, 2}, {1}, {}, {1}),
+                                                Layout::ndhwc, true);
+  EXPECT_EQ(choose_variant(c96_strided).name, "dense_v21_persistent_256x96x32_c2x1");
   EXPECT_EQ(choose_variant(k192).name, "dense_v9_persistent_128x192x64");
   EXPECT_EQ(choose_variant(small).name, "dense_v8_pingpong_128x128x64");
   EXPECT_EQ(choose_variant(pointwise).name, "dense_v8_pingpong_128x128x64");

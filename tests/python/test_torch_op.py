@@ -21,7 +21,7 @@ def calc_diff(x, y):
 
 @unittest.skipUnless(HAVE_CUDA, WHY)
 class TorchOp(unittest.TestCase):
-    def check(self, x_shape, w_shape, dtype=None, channels_last=False, bias=True, activation=None, **kw):
+    def check(self, x_shape, w_shape, dtype=None, channels_last=False, bias=True, activation=None, variant=None, **kw):
         import kforge
         dtype = dtype or torch.bfloat16
         torch.manual_seed(len(x_shape) * 1000 + sum(x_shape))
@@ -35,13 +35,13 @@ class TorchOp(unittest.TestCase):
         ref = conv(x.double(), w.double(), b.double() if b is not None else None, **kw)
         if activation == "silu":
             ref = F.silu(ref)
-        y = kforge.conv(x, w, b, activation=activation, **kw)
+        y = kforge.conv(x, w, b, activation=activation, variant=variant, **kw)
         torch.cuda.synchronize()
         self.assertEqual(list(y.shape), list(ref.shape))
         self.assertFalse(torch.isnan(y).any().item())
         self.assertLess(calc_diff(y, ref), 1e-5, f"{x_shape} {w_shape} {kw}")
         self.assertLess(((y.double() - ref).norm() / ref.norm()).item(), 1e-2)
-        y2 = kforge.conv(x, w, b, activation=activation, **kw)
+        y2 = kforge.conv(x, w, b, activation=activation, variant=variant, **kw)
         self.assertTrue(torch.equal(y, y2), "two runs differ bitwise")
 
     def test_depthwise_evokernel_slice(self):
@@ -62,6 +62,17 @@ class TorchOp(unittest.TestCase):
         self.check([1, 64, 6, 10, 12], [128, 64, 3, 3, 3], channels_last=True, padding=1, activation="silu")
         self.check([1, 64, 6, 10, 12], [128, 64, 3, 3, 3], padding=1, activation="silu")
         self.check([1, 32, 4, 8, 10], [64, 32, 1, 1, 1], activation="silu")
+
+    def test_named_variant(self):
+        self.check([1, 32, 4, 6, 300], [32, 32, 3, 3, 3], channels_last=True, padding=1,
+                   variant="dense_v30_halo_256x96x32_c2x1_d8")
+        import kforge
+        x = torch.randn(1, 8, 8, 8, 8, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(8, 8, 3, 3, 3, device="cuda", dtype=torch.bfloat16)
+        with self.assertRaisesRegex(RuntimeError, "unknown kforge variant 'no_such'"):
+            kforge.conv(x, w, variant="no_such")
+        with self.assertRaisesRegex(RuntimeError, "does not accept .*stride 1 along W only"):
+            kforge.conv(x, w, stride=2, variant="dense_v30_halo_256x96x32_c2x1_d8")
 
     def test_errors_read_like_pytorch(self):
         import kforge

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "dispatch/tune_cache.hpp"
 #include "gpu_test_util.hpp"
 #include "tools/tools_test_util.hpp"
@@ -28,19 +30,24 @@ TEST(Tune, SmallDenseProblemRecordsAPassingWinnerThatDispatchFollows) {
   const ConvProblem p = small_dense(64);
   TuneOptions opt;
   opt.max_seconds = 0.05;
-  size_t calls = 0;
+  size_t calls = 0, timed_calls = 0;
   int candidates = 0;
   const TuneResult r = tune_problem(p, "dense", opt, [&](const BenchRow& row, int i, int n) {
     ++calls;
+    if (row.timing) ++timed_calls;
     candidates = n;
     EXPECT_EQ(i == 0, row.status == "SKIP") << row.variant << ": refused variants are not numbered";
   });
-  EXPECT_EQ(calls, r.rows.size());
+  const size_t passed = static_cast<size_t>(
+      std::count_if(r.rows.begin(), r.rows.end(), [](const BenchRow& row) { return row.status == "PASS"; }));
+  EXPECT_EQ(calls, r.rows.size() + passed) << "once after each check, once more for each PASS after its timing";
+  EXPECT_EQ(timed_calls, passed);
   EXPECT_GE(candidates, 3) << "the direct fallback and the tensor-core kernels all accept this problem";
   for (const BenchRow& row : r.rows) {
     EXPECT_TRUE(Registry::instance().find(row.variant)->library) << row.variant << ": anchors are not candidates";
     EXPECT_TRUE(row.status == "PASS" || row.status == "SKIP") << row.variant << " " << row.status << ": "
                                                               << row.reason << " " << row.error.summary();
+    if (row.status == "PASS") EXPECT_EQ(row.round_robin, static_cast<int>(passed)) << row.variant << " not round-robin";
   }
   const BenchRow* winner = r.winner();
   ASSERT_NE(winner, nullptr);
