@@ -80,13 +80,18 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // walk (v30) stages each input row once for its S taps: wan21_up3 2026-12-02, 2.62-2.65 ms against v21's 2.82-2.83
   // timed alone, 25.7 against 26.5 ms per two of Wan's residual blocks (bench/decoder_block.py), though v21 wins a
   // round-robin of the two alone (NOTES.md, "Halo rows").
-  const Variant* halo = reg.find("dense_v30_halo_256x96x32_c2x1_d8");
-  const bool rows_fill_tiles = (p.Wo + 255) / 256 * 256 * 16 <= p.Wo * 17 && halo && halo->accepts(p).empty();
+  // Asked only where the rule gets that far (its refusal checks are not free, and dispatch runs per call).
+  auto rows_fill_halo_tiles = [&] {
+    const int64_t tiled_row = (p.Wo + 255) / 256 * 256;
+    const Variant* halo = reg.find("dense_v30_halo_256x96x32_c2x1_d8");
+    return tiled_row * 16 <= p.Wo * 17 && halo && halo->accepts(p).empty();
+  };
   const int64_t sms = 132;  // H100 SXM / H200: the rule was fitted there (the autotune cache covers the rest)
+  const bool k96_narrow = p.K <= 96 && narrow_last_chunk;
   const std::string tile = p.C <= 16                               ? "dense_v6_persistent_256x128x16"
                            : k_blocks <= 8 || big_tiles < 2 * sms ? "dense_v8_pingpong_128x128x64"
-                           : p.K <= 96 && narrow_last_chunk && rows_fill_tiles ? "dense_v30_halo_256x96x32_c2x1_d8"
-                           : p.K <= 96 && narrow_last_chunk        ? "dense_v21_persistent_256x96x32_c2x1"
+                           : k96_narrow && rows_fill_halo_tiles() ? "dense_v30_halo_256x96x32_c2x1_d8"
+                           : k96_narrow                           ? "dense_v21_persistent_256x96x32_c2x1"
                            : p.K <= 96                            ? "dense_v7_persistent_256x96x64"
                            : p.K <= 128                           ? "dense_v3_persistent_256x128x64"
                            : p.K % 192 == 0 && p.K % 256 != 0     ? "dense_v9_persistent_128x192x64"
