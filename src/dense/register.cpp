@@ -39,6 +39,12 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v23_pingpong_128x128x64_c2x1());
   r.add(dense::v24_pingpong_128x128x64_c1x2());
   r.add(dense::v25_pingpong_128x128x64_c2x2());
+  r.add(dense::v32_pingpong_64x256x64_c2x1());
+  r.add(dense::v33_pointwise_gemm_pingpong_64x256x64_ncdhw());
+  r.add(dense::v34_pointwise_gemm_256x128x64_e128x64_ndhwc());
+  r.add(dense::v35_pointwise_gemm_128x256x64_e128x64_ncdhw());
+  r.add(dense::v36_persistent_256x128x16_e128x64());
+  r.add(dense::v37_pingpong_128x128x64_e64x64());
   // Measured (NOTES.md, "Halo rows"); v30 is the tile rule's pick where rows fill 256-pixel tiles.
   r.add(dense::v26_halo_256x96x32());
   r.add(dense::v27_halo_256x128x32());
@@ -57,9 +63,10 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   }
   const Registry& reg = Registry::instance();
   // A pointwise conv in NCDHW is a GEMM on the caller's tensors (NOTES.md, v12-v17): no staging of x and y
-  // (c512_k111 0.34 -> 0.19 ms, cog_spatialnorm 0.46 -> 0.30 against the kernels that stage x). v14's 4 stores in
-  // flight: -2% on c512_k111 in three runs of three, within the spread on cog_spatialnorm.
-  if (const Variant* v = reg.find("dense_v14_pointwise_gemm_128x256x64_s4_ncdhw"); v && v->accepts(p).empty()) {
+  // (c512_k111 0.34 -> 0.19 ms, cog_spatialnorm 0.46 -> 0.30 against the kernels that stage x). v35's 128x64
+  // epilogue sub-tiles write y's channel rows in whole 128-byte lines: cog_spatialnorm 0.30 -> 0.26 ms in three
+  // runs of three (2026-12-02 16:25 UTC), c512_k111 tied with v14's 4 stores in flight.
+  if (const Variant* v = reg.find("dense_v35_pointwise_gemm_128x256x64_e128x64_ncdhw"); v && v->accepts(p).empty()) {
     if (why) *why = "pointwise conv in NCDHW: one GEMM per image on the tensors as they are (" + autotune + ")";
     return v;
   }
@@ -68,7 +75,8 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // the ping-pong kernel's 128x128 tiles (c512_k111 -6%, c64_stride2 -23% against the 256x128 tile). Else
   // the N tile that wastes the least: 96 (K_out <= 96; a 32-channel K tile in 2x1 clusters when that wastes
   // fewer channels), 128 (<= 128), 192 (a multiple of 192, not of 256) or 128x256 in 2x1 clusters (within 4% of
-  // the best tile on every such case).
+  // the best tile on every such case). The first two with 64-wide epilogue sub-tiles (y in 128-byte rows; v36, v37
+  // against v6, v8 on 2026-12-02 16:47 UTC: c3_stem -3 to -5%, c512_k111 -4%, cog_spatialnorm -2%, c64_stride2 a tie).
   const int64_t m = p.N * p.Do * p.Ho * p.Wo;
   const int64_t k_blocks = (p.C + 63) / 64 * p.T * p.R * p.S;
   const int64_t big_tiles = (m + 255) / 256 * ((p.K + 127) / 128);
@@ -88,8 +96,8 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   };
   const int64_t sms = 132;  // H100 SXM / H200: the rule was fitted there (the autotune cache covers the rest)
   const bool k96_narrow = p.K <= 96 && narrow_last_chunk;
-  const std::string tile = p.C <= 16                               ? "dense_v6_persistent_256x128x16"
-                           : k_blocks <= 8 || big_tiles < 2 * sms ? "dense_v8_pingpong_128x128x64"
+  const std::string tile = p.C <= 16                               ? "dense_v36_persistent_256x128x16_e128x64"
+                           : k_blocks <= 8 || big_tiles < 2 * sms ? "dense_v37_pingpong_128x128x64_e64x64"
                            : k96_narrow && rows_fill_halo_tiles() ? "dense_v30_halo_256x96x32_c2x1_d8"
                            : k96_narrow                           ? "dense_v21_persistent_256x96x32_c2x1"
                            : p.K <= 96                            ? "dense_v7_persistent_256x96x64"
@@ -101,8 +109,9 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // 0.457 ms, and staging + v6 on the pointwise cog_spatialnorm, 0.460 vs 0.881), but not the 96- and 192-wide N
   // tiles (wan21) nor the 16-wide K tile over several taps (c3_stem): those keep staging y.
   const bool ncdhw_out = dense::output_order_refusal(p, dense::OutputOrder::ncdhw_one_image).empty();
-  const bool direct_256x128 = tile == "dense_v3_persistent_256x128x64" || tile == "dense_v8_pingpong_128x128x64" ||
-                              (tile == "dense_v6_persistent_256x128x16" && p.T * p.R * p.S == 1);
+  const bool direct_256x128 = tile == "dense_v3_persistent_256x128x64" ||
+                              tile == "dense_v37_pingpong_128x128x64_e64x64" ||
+                              (tile == "dense_v36_persistent_256x128x16_e128x64" && p.T * p.R * p.S == 1);
   std::string first = tile;
   if (ncdhw_out && direct_256x128) first = "dense_v10_persistent_256x128x64_ncdhw";
   if (ncdhw_out && tile == "dense_v4_persistent_128x256x64_c2x1") first = "dense_v11_persistent_128x256x64_c2x1_ncdhw";

@@ -99,8 +99,11 @@ struct EpilogueScheduleFor<cutlass::gemm::KernelTmaWarpSpecializedPingpong> {
   using MmaWarpGroups = cute::Layout<Shape<_1, _1, _1>>;  // each consumer warpgroup owns a whole tile, alternating
 };
 
+// `EpilogueTile`: the epilogue's sub-tile (CUTLASS's choice: 128x32 for the cooperative pair, 64x32 for a
+// ping-pong warpgroup; 64 wide writes an NDHWC y in 128-byte rows, NOTES.md v34-v37).
 template <class TileShape, class ClusterShape, class KernelSchedule, class TileSchedulerTag,
-          class LayoutD = cutlass::layout::RowMajor>
+          class LayoutD = cutlass::layout::RowMajor,
+          class EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto>
 struct PersistentConv {
   // Where y goes: NDHWC (row-major [M, K]) or, for one image, NCDHW (column-major [M, K]).
   static constexpr OutputOrder kOutput =
@@ -108,7 +111,7 @@ struct PersistentConv {
   using EpiSchedule = EpilogueScheduleFor<KernelSchedule>;
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
-      cutlass::epilogue::collective::EpilogueTileAuto, Accumulator, Accumulator,
+      EpilogueTile, Accumulator, Accumulator,
       void, LayoutD, kAlignment, Element, LayoutD, kAlignment,
       typename EpiSchedule::type, BiasActFusion>::CollectiveOp;
 

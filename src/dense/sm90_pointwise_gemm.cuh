@@ -25,8 +25,11 @@ namespace kforge::dense::sm90 {
 
 // `ClusterShape`: 2x1 multicasts B (x in NCDHW) to the CTA pair on neighbouring M tiles, 1x2 multicasts A (x in
 // NDHWC) to the pair on neighbouring N tiles. `kStoreStages`: the epilogue's TMA stores in flight per CTA.
+// `Schedule`: cooperative (two consumer warpgroups split each tile's M) or ping-pong (each owns a whole tile).
+// `kEpilogueN`: the epilogue sub-tile's width (32: CUTLASS's choice; 64 halves the sub-tile rounds per tile).
 template <class TileShape, ChannelOrder kOrder, class ClusterShape_ = cute::Shape<cute::_1, cute::_1, cute::_1>,
-          int kStoreStages = 2>
+          int kStoreStages = 2, class Schedule_ = cutlass::gemm::KernelTmaWarpSpecializedCooperative,
+          int kEpilogueN = 32>
 struct PointwiseGemmKernel {
   static constexpr ChannelOrder kChannels = kOrder;
   static constexpr bool kFirst = kOrder == ChannelOrder::first;
@@ -37,13 +40,16 @@ struct PointwiseGemmKernel {
   // The bias runs along the output channels: GEMM rows (channels first) or columns (channels last).
   using Bias = std::conditional_t<kFirst, RowBiasActFusion, BiasActFusion>;
   using ClusterShape = ClusterShape_;
-  using Schedule = cutlass::gemm::KernelTmaWarpSpecializedCooperative;
-  // What CUTLASS's epilogue builder picks for the cooperative schedule with no source C (128x32 sub-tiles of 16
-  // accumulators per thread, stores issued one sub-tile late), but with kStoreStages sub-tiles in flight where the
-  // builder fixes 2; its implementation struct is the one place that takes the policy from outside.
-  using EpilogueTile = cute::Shape<cute::_128, cute::_32>;
-  using EpiloguePolicy =
-      cutlass::epilogue::Sm90TmaWarpSpecialized<4, kStoreStages, int(cute::size(EpilogueTile{})) / 256, false, true>;
+  using Schedule = Schedule_;
+  static constexpr bool kCooperative = std::is_same_v<Schedule, cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
+  // What CUTLASS's epilogue builder picks with no source C (sub-tiles 128 rows tall across the cooperative pair, 64
+  // for one ping-pong warpgroup, 32 wide; stores issued one sub-tile late), but with kStoreStages sub-tiles in
+  // flight where the builder fixes 2 and kEpilogueN wide; its implementation struct is the one place that takes
+  // the policy from outside.
+  static constexpr int kEpilogueThreads = kCooperative ? 256 : 128;
+  using EpilogueTile = cute::Shape<cute::Int<kEpilogueThreads / 2>, cute::Int<kEpilogueN>>;
+  using EpiloguePolicy = cutlass::epilogue::Sm90TmaWarpSpecialized<
+      4, kStoreStages, int(cute::size(EpilogueTile{})) / kEpilogueThreads, false, true>;
   using Epilogue = typename cutlass::epilogue::collective::detail::Sm90TmaBuilderImpl<
       TileShape, EpilogueTile, Accumulator, Accumulator, void, LayoutD, kAlignment, Element, LayoutD, kAlignment, Bias,
       EpiloguePolicy>::CollectiveOp;

@@ -32,6 +32,9 @@ Variant v22_persistent_256x96x32_c4x1();
 Variant v23_pingpong_128x128x64_c2x1();
 Variant v24_pingpong_128x128x64_c1x2();
 Variant v25_pingpong_128x128x64_c2x2();
+Variant v32_pingpong_64x256x64_c2x1();
+Variant v36_persistent_256x128x16_e128x64();
+Variant v37_pingpong_128x128x64_e64x64();
 // Our own mainloop: one input row's halo staged once for all taps along W (halo_conv.cuh).
 Variant v26_halo_256x96x32();
 Variant v27_halo_256x128x32();
@@ -46,5 +49,8 @@ Variant v14_pointwise_gemm_128x256x64_s4_ncdhw();
 Variant v15_pointwise_gemm_128x256x64_c2x1_s4_ncdhw();
 Variant v16_pointwise_gemm_256x128x64_c1x2_s4_ndhwc();
 Variant v17_pointwise_gemm_128x256x16_ncdhw();
+Variant v33_pointwise_gemm_pingpong_64x256x64_ncdhw();
+Variant v34_pointwise_gemm_256x128x64_e128x64_ndhwc();
+Variant v35_pointwise_gemm_128x256x64_e128x64_ncdhw();
 
 }  // namespace kforge::dense

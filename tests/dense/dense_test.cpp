@@ -261,12 +261,12 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   EXPECT_EQ(choose_variant(torch_two).name, "dense_v3_persistent_256x128x64");
   EXPECT_EQ(choose_variant(torch_wide).name, "dense_v11_persistent_128x256x64_c2x1_ncdhw");
   EXPECT_EQ(choose_variant(torch_k96).name, "dense_v7_persistent_256x96x64");  // staged: the 96-wide tile wins
-  EXPECT_EQ(choose_variant(torch_pointwise).name, "dense_v14_pointwise_gemm_128x256x64_s4_ncdhw");
+  EXPECT_EQ(choose_variant(torch_pointwise).name, "dense_v35_pointwise_gemm_128x256x64_e128x64_ncdhw");
   // The same pointwise conv whose volume is not a multiple of 8 (NCDHW rows TMA cannot stride): the tile rule.
   const ConvProblem torch_pointwise_odd =
       dense_problem(1, 16, 128, {7, 9, 71}, {1, 1, 1}, ConvParams{}, Layout::ncdhw, true);
-  EXPECT_EQ(choose_variant(torch_pointwise_odd).name, "dense_v6_persistent_256x128x16");
-  EXPECT_EQ(choose_variant(torch_stem).name, "dense_v6_persistent_256x128x16");
+  EXPECT_EQ(choose_variant(torch_pointwise_odd).name, "dense_v36_persistent_256x128x16_e128x64");
+  EXPECT_EQ(choose_variant(torch_stem).name, "dense_v36_persistent_256x128x16_e128x64");
   EXPECT_EQ(choose_variant(k96).name, "dense_v7_persistent_256x96x64");
   // C = 96 (Wan 2.1's up3): a 64-channel K tile would be half zeros on every second chunk; 32 covers it.
   const ConvProblem c96 = dense_problem(1, 96, 96, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
@@ -285,11 +285,11 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
                                                 Layout::ndhwc, true);
   EXPECT_EQ(choose_variant(c96_strided).name, "dense_v21_persistent_256x96x32_c2x1");
   EXPECT_EQ(choose_variant(k192).name, "dense_v9_persistent_128x192x64");
-  EXPECT_EQ(choose_variant(small).name, "dense_v8_pingpong_128x128x64");
-  EXPECT_EQ(choose_variant(pointwise).name, "dense_v8_pingpong_128x128x64");
+  EXPECT_EQ(choose_variant(small).name, "dense_v37_pingpong_128x128x64_e64x64");
+  EXPECT_EQ(choose_variant(pointwise).name, "dense_v37_pingpong_128x128x64_e64x64");
   EXPECT_EQ(choose_variant(f16).name, "dense_v0_direct");
   const ConvProblem stem = dense_problem(1, 3, 128, {5, 17, 19}, {3, 3, 3}, same1, Layout::ncdhw, true);
-  EXPECT_EQ(choose_variant(stem).name, "dense_v6_persistent_256x128x16");
+  EXPECT_EQ(choose_variant(stem).name, "dense_v36_persistent_256x128x16_e128x64");
 }
 
 TEST(ChannelsLastPlan, StagesOnlyWhatTheKernelCannotRead) {
