@@ -1,6 +1,6 @@
 // dense_v34_pointwise_gemm_256x128x64_e128x64_ndhwc: v13 (the channels-last pointwise GEMM, 256x128 cooperative)
 // with 128x64 epilogue sub-tiles instead of 128x32: 4 rounds of convert, shared-memory store, barrier and TMA store
-// per tile instead of 8, and 128-byte rows per store. ncu on c512_k111 (2026-12-02 16:08 UTC): cuBLAS's
+// per tile instead of 8, and 128-byte rows per store. ncu on c512_k111 (2026-12-02 16:05 UTC): cuBLAS's
 // nvjet_sm90_tst_256x128_64x4_1x2 (PyTorch's pick for this conv: the same tile and stage count) takes 282 k
 // cycles where v13 takes 325 k, with the same DRAM bytes; within a tile the consumers wait on the tensor cores
 // (v14's stall samples), so the difference sits at the tiles' ends.
