@@ -71,8 +71,10 @@ TuneResult tune_problem(const ConvProblem& p, const std::string& family, const T
   std::vector<const Variant*> variants;
   for (const Variant* v : Registry::instance().family(family))
     if (v->library) variants.push_back(v);
-  const int candidates = static_cast<int>(std::count_if(
-      variants.begin(), variants.end(), [&](const Variant* v) { return bench_refusal(*v, p).empty(); }));
+  // Each variant's number among the candidates (1-based; 0 when it refuses p), asked once.
+  std::vector<int> numbers;
+  int candidates = 0;
+  for (const Variant* v : variants) numbers.push_back(bench_refusal(*v, p).empty() ? ++candidates : 0);
 
   // Every candidate is checked first, then the PASSes are timed round-robin: timed one after another, the later
   // ones run on a hotter board, and each only for its first ~30 ms (src/dense/NOTES.md, "Dispatch").
@@ -80,25 +82,21 @@ TuneResult tune_problem(const ConvProblem& p, const std::string& family, const T
   check.time = false;
   const CudaStream stream;
   TuneResult r;
-  int candidate = 0;
-  std::vector<int> numbers;
-  for (const Variant* v : variants) {
-    const int number = bench_refusal(*v, p).empty() ? ++candidate : 0;
-    BenchRow row = bench_variant(*v, p, check, opt.seed + 16 * static_cast<uint64_t>(number), stream.get());
+  std::vector<size_t> passed;  // rows whose check passed: reported again once timed
+  for (size_t i = 0; i < variants.size(); ++i) {
+    BenchRow row = bench_variant(*variants[i], p, check, opt.seed + 16 * static_cast<uint64_t>(numbers[i]),
+                                 stream.get());
     row.suite = family;
     row.layout = layout_name(p.x_layout());
     row.dtype = dtype_name(p.dtype);
-    if (progress) progress(row, number, candidates);
+    if (progress) progress(row, numbers[i], candidates);
+    if (row.status == "PASS") passed.push_back(i);
     r.rows.push_back(std::move(row));
-    numbers.push_back(number);
   }
-  std::vector<bool> checked_pass;
-  for (const BenchRow& row : r.rows) checked_pass.push_back(row.status == "PASS");
-  time_passing_round_robin(variants, r.rows, p, bench, opt.seed + 16 * static_cast<uint64_t>(candidate + 1),
+  time_passing_round_robin(variants, r.rows, p, bench, opt.seed + 16 * static_cast<uint64_t>(candidates + 1),
                            stream.get());
   if (progress)
-    for (size_t i = 0; i < r.rows.size(); ++i)
-      if (checked_pass[i]) progress(r.rows[i], numbers[i], candidates);
+    for (size_t i : passed) progress(r.rows[i], numbers[i], candidates);
   if (r.winner()) record_tuned(device, p, entry_of(p, r));
   return r;
 }

@@ -33,8 +33,9 @@ using TuneProgress = std::function<void(const BenchRow& row, int candidate, int 
 
 // Candidates: the family's library variants (no anchors) that accept `p` within their max_bench_flops. Each is
 // checked against the fp64 reference on fresh inputs (calc_diff <= 1e-5, rel-L2 <= 1e-2, bitwise deterministic)
-// and the PASSes are timed round-robin (the sustained state); the fastest PASS is recorded in the autotune cache under the current device's key,
-// with every candidate's median or reason. Nothing is recorded when none passes. Needs a GPU.
+// and the PASSes are timed round-robin (the sustained state); the fastest PASS is recorded in the autotune cache
+// under the current device's key, with every candidate's median or reason. Nothing is recorded when none passes.
+// Needs a GPU.
 TuneResult tune_problem(const ConvProblem& p, const std::string& family, const TuneOptions& opt = {},
                         const TuneProgress& progress = {});
 
