@@ -45,6 +45,13 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v35_pointwise_gemm_128x256x64_e128x64_ncdhw());
   r.add(dense::v36_persistent_256x128x16_e128x64());
   r.add(dense::v37_pingpong_128x128x64_e64x64());
+  r.add(dense::v38_pingpong_128x128x64_e64x64_biasadd());
+  r.add(dense::v39_streamk_128x128x64_e128x64_biasadd());
+  r.add(dense::v40_persistent_256x128x64_biasadd());
+  r.add(dense::v41_pointwise_gemm_128x256x64_e128x64_biasadd_ncdhw());
+  r.add(dense::v42_pingpong_64x128x64_e64x64_biasadd());
+  r.add(dense::v43_pingpong_128x128x64_e64x64_biaswhengiven());
+  r.add(dense::v44_persistent_256x128x64_biaswhengiven());
   // Measured (NOTES.md, "Halo rows"); v30 is the tile rule's pick where rows fill 256-pixel tiles.
   r.add(dense::v26_halo_256x96x32());
   r.add(dense::v27_halo_256x128x32());
@@ -76,7 +83,10 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // the N tile that wastes the least: 96 (K_out <= 96; a 32-channel K tile in 2x1 clusters when that wastes
   // fewer channels), 128 (<= 128), 192 (a multiple of 192, not of 256) or 128x256 in 2x1 clusters (within 4% of
   // the best tile on every such case). The first two with 64-wide epilogue sub-tiles (y in 128-byte rows; v36, v37
-  // against v6, v8 on 2026-12-02 16:47 UTC: c3_stem -3 to -5%, c512_k111 -4%, cog_spatialnorm -2%, c64_stride2 a tie).
+  // against v6, v8 on 2026-12-02 16:47 UTC: c3_stem -3 to -5%, c512_k111 -4%, cog_spatialnorm -2%, c64_stride2 a tie),
+  // the second also without CUTLASS's alpha / beta FFMAs and with the bias added only when there is one (v43 against
+  // v37, 2026-12-02 19:25 UTC: c512_k111 -4 to -5%, c64_stride2 -1 to -4%). The 256x128 tile with that epilogue (v44)
+  // is not the pick: -0.6 to -1.0% against v3 timed in pairs, 16% behind it in the tuner's mix (NOTES.md, v44).
   const int64_t m = p.N * p.Do * p.Ho * p.Wo;
   const int64_t k_blocks = (p.C + 63) / 64 * p.T * p.R * p.S;
   const int64_t big_tiles = (m + 255) / 256 * ((p.K + 127) / 128);
@@ -97,7 +107,7 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   const int64_t sms = 132;  // H100 SXM / H200: the rule was fitted there (the autotune cache covers the rest)
   const bool k96_narrow = p.K <= 96 && narrow_last_chunk;
   const std::string tile = p.C <= 16                               ? "dense_v36_persistent_256x128x16_e128x64"
-                           : k_blocks <= 8 || big_tiles < 2 * sms ? "dense_v37_pingpong_128x128x64_e64x64"
+                           : k_blocks <= 8 || big_tiles < 2 * sms ? "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven"
                            : k96_narrow && rows_fill_halo_tiles() ? "dense_v30_halo_256x96x32_c2x1_d8"
                            : k96_narrow                           ? "dense_v21_persistent_256x96x32_c2x1"
                            : p.K <= 96                            ? "dense_v7_persistent_256x96x64"
@@ -110,7 +120,7 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // tiles (wan21) nor the 16-wide K tile over several taps (c3_stem): those keep staging y.
   const bool ncdhw_out = dense::output_order_refusal(p, dense::OutputOrder::ncdhw_one_image).empty();
   const bool direct_256x128 = tile == "dense_v3_persistent_256x128x64" ||
-                              tile == "dense_v37_pingpong_128x128x64_e64x64" ||
+                              tile == "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven" ||
                               (tile == "dense_v36_persistent_256x128x16_e128x64" && p.T * p.R * p.S == 1);
   std::string first = tile;
   if (ncdhw_out && direct_256x128) first = "dense_v10_persistent_256x128x64_ncdhw";

@@ -100,10 +100,12 @@ struct EpilogueScheduleFor<cutlass::gemm::KernelTmaWarpSpecializedPingpong> {
 };
 
 // `EpilogueTile`: the epilogue's sub-tile (CUTLASS's choice: 128x32 for the cooperative pair, 64x32 for a
-// ping-pong warpgroup; 64 wide writes an NDHWC y in 128-byte rows, NOTES.md v34-v37).
+// ping-pong warpgroup; 64 wide writes an NDHWC y in 128-byte rows, NOTES.md v34-v37). `Math`: what it computes per
+// output (sm90_conv_common.cuh).
 template <class TileShape, class ClusterShape, class KernelSchedule, class TileSchedulerTag,
           class LayoutD = cutlass::layout::RowMajor,
-          class EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto>
+          class EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto,
+          EpilogueMath Math = EpilogueMath::linear_combination>
 struct PersistentConv {
   // Where y goes: NDHWC (row-major [M, K]) or, for one image, NCDHW (column-major [M, K]).
   static constexpr OutputOrder kOutput =
@@ -113,7 +115,7 @@ struct PersistentConv {
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
       EpilogueTile, Accumulator, Accumulator,
       void, LayoutD, kAlignment, Element, LayoutD, kAlignment,
-      typename EpiSchedule::type, BiasActFusion>::CollectiveOp;
+      typename EpiSchedule::type, EpilogueFusion<Math, TileShape>>::CollectiveOp;
 
   // Shared memory left for the mainloop: the epilogue's buffers and the persistent kernel's scheduler/barrier
   // storage (1 KiB covers the latter) come first; the rest becomes pipeline stages.
@@ -183,7 +185,7 @@ Variant persistent_variant(std::string name, std::string idea, std::string sourc
                                        const cutlass::KernelHardwareInfo& hw) {
                                    return persistent_arguments<Conv>(in, x, w, b, y, hw, opt);
                                  });
-  v.fuses_activation = true;  // BiasActFusion
+  v.fuses_activation = true;  // every EpilogueFusion applies ConvProblem::activation
   return v;
 }
 

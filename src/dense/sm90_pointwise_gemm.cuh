@@ -27,9 +27,10 @@ namespace kforge::dense::sm90 {
 // NDHWC) to the pair on neighbouring N tiles. `kStoreStages`: the epilogue's TMA stores in flight per CTA.
 // `Schedule`: cooperative (two consumer warpgroups split each tile's M) or ping-pong (each owns a whole tile).
 // `kEpilogueN`: the epilogue sub-tile's width (32: CUTLASS's choice; 64 halves the sub-tile rounds per tile).
+// `Math`: what the epilogue computes per output (sm90_conv_common.cuh).
 template <class TileShape, ChannelOrder kOrder, class ClusterShape_ = cute::Shape<cute::_1, cute::_1, cute::_1>,
           int kStoreStages = 2, class Schedule_ = cutlass::gemm::KernelTmaWarpSpecializedCooperative,
-          int kEpilogueN = 32>
+          int kEpilogueN = 32, EpilogueMath Math = EpilogueMath::linear_combination>
 struct PointwiseGemmKernel {
   static constexpr ChannelOrder kChannels = kOrder;
   static constexpr bool kFirst = kOrder == ChannelOrder::first;
@@ -38,7 +39,7 @@ struct PointwiseGemmKernel {
   using LayoutB = std::conditional_t<kFirst, cutlass::layout::RowMajor, cutlass::layout::ColumnMajor>;
   using LayoutD = cutlass::layout::RowMajor;
   // The bias runs along the output channels: GEMM rows (channels first) or columns (channels last).
-  using Bias = std::conditional_t<kFirst, RowBiasActFusion, BiasActFusion>;
+  using Bias = EpilogueFusion<Math, TileShape, kFirst>;
   using ClusterShape = ClusterShape_;
   using Schedule = Schedule_;
   static constexpr bool kCooperative = std::is_same_v<Schedule, cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
@@ -111,7 +112,7 @@ Variant pointwise_variant(std::string name, std::string idea, std::string source
     run_cutlass<typename Gemm::Device>(args, a.workspace, s, p);
   };
   Variant v{std::move(name), "dense", std::move(idea), accepts, launch, std::move(source), workspace};
-  v.fuses_activation = true;  // BiasActFusion / RowBiasActFusion
+  v.fuses_activation = true;  // every EpilogueFusion applies ConvProblem::activation
   return v;
 }
 

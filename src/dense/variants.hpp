@@ -35,6 +35,12 @@ Variant v25_pingpong_128x128x64_c2x2();
 Variant v32_pingpong_64x256x64_c2x1();
 Variant v36_persistent_256x128x16_e128x64();
 Variant v37_pingpong_128x128x64_e64x64();
+Variant v38_pingpong_128x128x64_e64x64_biasadd();
+Variant v39_streamk_128x128x64_e128x64_biasadd();
+Variant v40_persistent_256x128x64_biasadd();
+Variant v42_pingpong_64x128x64_e64x64_biasadd();
+Variant v43_pingpong_128x128x64_e64x64_biaswhengiven();
+Variant v44_persistent_256x128x64_biaswhengiven();
 // Our own mainloop: one input row's halo staged once for all taps along W (halo_conv.cuh).
 Variant v26_halo_256x96x32();
 Variant v27_halo_256x128x32();
@@ -52,5 +58,6 @@ Variant v17_pointwise_gemm_128x256x16_ncdhw();
 Variant v33_pointwise_gemm_pingpong_64x256x64_ncdhw();
 Variant v34_pointwise_gemm_256x128x64_e128x64_ndhwc();
 Variant v35_pointwise_gemm_128x256x64_e128x64_ncdhw();
+Variant v41_pointwise_gemm_128x256x64_e128x64_biasadd_ncdhw();
 
 }  // namespace kforge::dense

@@ -285,8 +285,8 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
                                                 Layout::ndhwc, true);
   EXPECT_EQ(choose_variant(c96_strided).name, "dense_v21_persistent_256x96x32_c2x1");
   EXPECT_EQ(choose_variant(k192).name, "dense_v9_persistent_128x192x64");
-  EXPECT_EQ(choose_variant(small).name, "dense_v37_pingpong_128x128x64_e64x64");
-  EXPECT_EQ(choose_variant(pointwise).name, "dense_v37_pingpong_128x128x64_e64x64");
+  EXPECT_EQ(choose_variant(small).name, "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
+  EXPECT_EQ(choose_variant(pointwise).name, "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
   EXPECT_EQ(choose_variant(f16).name, "dense_v0_direct");
   const ConvProblem stem = dense_problem(1, 3, 128, {5, 17, 19}, {3, 3, 3}, same1, Layout::ncdhw, true);
   EXPECT_EQ(choose_variant(stem).name, "dense_v36_persistent_256x128x16_e128x64");

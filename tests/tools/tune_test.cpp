@@ -82,7 +82,7 @@ TEST(Tune, RecordedWinnerOverridesTheTileRuleUnlessItNoLongerApplies) {
   const ScopedEnv dir("KFORGE_CACHE_DIR", tmp.path().c_str());
   const ScopedEnv on("KFORGE_AUTOTUNE", nullptr);
   const ConvProblem wide = small_dense(256);  // the tile rule: a grid under two waves wants the ping-pong kernel
-  const std::string rule = "dense_v37_pingpong_128x128x64_e64x64";
+  const std::string rule = "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven";
   ASSERT_EQ(choose_variant(wide).name, rule);
   const DeviceKey device = device_key(query_device());
   TuneEntry e;
