@@ -85,8 +85,9 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // the best tile on every such case). The first two with 64-wide epilogue sub-tiles (y in 128-byte rows; v36, v37
   // against v6, v8 on 2026-12-02 16:47 UTC: c3_stem -3 to -5%, c512_k111 -4%, cog_spatialnorm -2%, c64_stride2 a tie),
   // the second also without CUTLASS's alpha / beta FFMAs and with the bias added only when there is one (v43 against
-  // v37, 2026-12-02 19:25 UTC: c512_k111 -4 to -5%, c64_stride2 -1 to -4%). The 256x128 tile with that epilogue (v44)
-  // is not the pick: -0.6 to -1.0% against v3 timed in pairs, 16% behind it in the tuner's mix (NOTES.md, v44).
+  // v37, 2026-12-02 19:25 UTC: c512_k111 -4 to -5%, c64_stride2 within the spread). The 256x128 tile with that
+  // epilogue (v44) is not the pick: -0.6 to -1.0% against v3 timed in pairs, 16% behind it in the tuner's mix
+  // (NOTES.md, v44).
   const int64_t m = p.N * p.Do * p.Ho * p.Wo;
   const int64_t k_blocks = (p.C + 63) / 64 * p.T * p.R * p.S;
   const int64_t big_tiles = (m + 255) / 256 * ((p.K + 127) / 128);
