@@ -43,6 +43,9 @@ TuneCommand::TuneCommand(CLI::App& app) {
   tune_->add_option("--max-seconds", max_seconds_,
                     "timing budget per candidate, round-robin after the checks (default 0.5)")
       ->check(CLI::PositiveNumber);
+  tune_->add_option("--finalists", finalists_,
+                    "the screening's fastest, timed again round-robin among themselves (default 4; 1: no final)")
+      ->check(CLI::PositiveNumber);
   tune_->add_flag("--no-history", no_history_, "do not append the rows to the history database");
   tune_->add_option("--db", db_, "history database (default: $KFORGE_HISTORY, else the XDG data folder)");
 }
@@ -65,6 +68,7 @@ int TuneCommand::run() const {
 
   TuneOptions opt;
   opt.max_seconds = max_seconds_;
+  opt.finalists = finalists_;
   std::vector<TuneResult> results;
   for (const SuiteCase& c : suite.cases) {
     if (!cases_.empty() && std::find(cases_.begin(), cases_.end(), c.name) == cases_.end()) continue;

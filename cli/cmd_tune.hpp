@@ -27,6 +27,7 @@ class TuneCommand {
   std::string family_ = "dense", layout_ = "both", dtype_ = "bf16", db_;
   std::vector<std::string> cases_;
   double max_seconds_ = 0.5;
+  int finalists_ = 4;
   bool no_history_ = false;
 };
 

@@ -1,5 +1,6 @@
 // kforge: the workbench CLI. Every subcommand iterates the variant registry through the shared bench loop.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -35,6 +36,9 @@ struct BenchArgs {
   std::string layout = "ncdhw", dtype = "bf16", activation = "none", out_dir, torch_json;
   bool no_time = false, interleave = false;
   double max_seconds = 2.0;
+  int min_samples = TimerOptions{}.min_samples;
+  int samples_per_visit = TimerOptions{}.samples_per_visit;
+  double settle_ms = 0;
   bool no_history = false;
   std::string history_db;  // "" : the default database
 };
@@ -58,6 +62,10 @@ int run_bench(const BenchArgs& a) {
   opt.variants = a.variants;
   opt.time = !a.no_time;
   opt.timer.max_seconds = a.max_seconds;
+  opt.timer.min_samples = a.min_samples;
+  opt.timer.max_samples = std::max(opt.timer.max_samples, a.min_samples);
+  opt.timer.samples_per_visit = a.samples_per_visit;
+  opt.timer.settle_ms = a.settle_ms;
   opt.interleave = a.interleave;
   opt.on_row = [](const BenchRow& r) {
     std::cerr << fmt::format("kforge bench:   {:<36} {:<5} {}\n", r.variant, r.status,
@@ -178,6 +186,16 @@ int main(int argc, char** argv) {
   bench->add_option("--out", bench_args.out_dir, "write the JSON rows into this folder");
   bench->add_option("--torch-json", bench_args.torch_json, "PyTorch timings (torch_baseline.py --json) for 'x torch'");
   bench->add_option("--max-seconds", bench_args.max_seconds, "sampling time limit per variant");
+  bench->add_option("--min-samples", bench_args.min_samples,
+                    "samples of each variant before a stable mean may stop the sampling (the time limit still does)")
+      ->check(CLI::PositiveNumber);
+  bench->add_option("--samples-per-visit", bench_args.samples_per_visit,
+                    "with --interleave: samples of a variant in a row at each of its turns (bench/carryover.py)")
+      ->check(CLI::PositiveNumber);
+  bench->add_option("--settle-ms", bench_args.settle_ms,
+                    "with --interleave: untimed runs of a variant for this long before each of its turns (counts "
+                    "toward --max-seconds; kforge tune's final round uses 200)")
+      ->check(CLI::NonNegativeNumber);
   bench->add_flag("--no-time", bench_args.no_time, "check correctness only");
   bench->add_flag("--interleave", bench_args.interleave,
                   "time the variants that pass round-robin after all checks (no order effect; see src/dense/NOTES.md, Power)");

@@ -103,7 +103,8 @@ void print_tune_table(std::ostream& os, const std::vector<TuneResult>& results) 
                       second ? fmt::format("+{:.1f}%", r.margin() * 100) : "-",
                       r.margin_within_spread() ? "  (within the spread)" : "");
   }
-  os << "margin: runner-up median over winner median - 1; spread: interquartile range over the median\n";
+  os << "margin: runner-up median over winner median - 1, both from the final round-robin of the screening's fastest; "
+        "spread: interquartile range over the median\n";
 }
 
 void print_roundtrip(std::ostream& os, const RoundtripResult& r) {

@@ -76,6 +76,12 @@ nlohmann::json BenchRow::to_json() const {
     j["stdev_ms"] = timing->stdev_ms;
     j["iqr_rel"] = timing->iqr_rel;
     j["samples"] = timing->samples_ms.size();
+    j["samples_ms"] = timing->samples_ms;  // in timing order; round-robin: sample i of every variant is round i's
+    if (round_robin > 0) {
+      j["samples_after"] = samples_after;
+      j["samples_per_visit"] = samples_per_visit;
+      j["settle_ms"] = settle_ms;
+    }
     j["stop"] = timing->stop_reason;
     j["round_robin"] = round_robin;
     j["tflops"] = tflops();
@@ -141,8 +147,13 @@ void time_passing_round_robin(const std::vector<const Variant*>& variants, std::
     timer.max_seconds *= static_cast<double>(passed.size());
     std::vector<Timing> timings = time_round_robin(launches, s, timer);
     for (size_t j = 0; j < passed.size(); ++j) {
-      rows[passed[j]].timing = std::move(timings[j]);
-      rows[passed[j]].round_robin = static_cast<int>(passed.size());
+      BenchRow& row = rows[passed[j]];
+      for (int before : timings[j].preceded_by)
+        row.samples_after.push_back(before < 0 ? "" : variants[passed[static_cast<size_t>(before)]]->name);
+      row.timing = std::move(timings[j]);
+      row.round_robin = static_cast<int>(passed.size());
+      row.samples_per_visit = timer.samples_per_visit;
+      row.settle_ms = timer.settle_ms;
     }
   } catch (const Error& e) {
     for (size_t i : passed) {

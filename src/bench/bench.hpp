@@ -51,6 +51,9 @@ struct BenchRow {
   std::string reference;  // "cpu-fp64" | "gpu-fp64" | "gpu-fp64-sampled(P positions x K)"
   std::optional<Timing> timing;
   int round_robin = 0;  // the number of variants timed round-robin with this one included; 0: timed alone
+  std::vector<std::string> samples_after;  // round-robin: the variant timed just before each sample ("" for none)
+  int samples_per_visit = 0;               // round-robin: samples in a row per turn, after settle_ms of it alone
+  double settle_ms = 0;
   double flops = 0, bytes = 0, floor_ms = 0;
   double tflops() const;       // achieved FLOP/s (1e12), 0 when untimed
   double tbps() const;         // minimal bytes / time (1e12)

@@ -85,9 +85,9 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // the best tile on every such case). The first two with 64-wide epilogue sub-tiles (y in 128-byte rows; v36, v37
   // against v6, v8 on 2026-12-02 16:47 UTC: c3_stem -3 to -5%, c512_k111 -4%, cog_spatialnorm -2%, c64_stride2 a tie),
   // the second also without CUTLASS's alpha / beta FFMAs and with the bias added only when there is one (v43 against
-  // v37, 2026-12-02 19:25 UTC: c512_k111 -4 to -5%, c64_stride2 within the spread). The 256x128 tile with that
-  // epilogue (v44) is not the pick: -0.6 to -1.0% against v3 timed in pairs, 16% behind it in the tuner's mix
-  // (NOTES.md, v44).
+  // v37, 2026-12-02 19:25 UTC: c512_k111 -4 to -5%, c64_stride2 within the spread), and so does the 256x128 tile
+  // (v44 against v3 on hunyuan_up3, -0.5 to -0.8% in four timings of 2026-12-02/03: in pairs, balanced round-robin,
+  // after itself, settled; its 16% deficit in the tuner's old mix was carry-over, NOTES.md, v44).
   const int64_t m = p.N * p.Do * p.Ho * p.Wo;
   const int64_t k_blocks = (p.C + 63) / 64 * p.T * p.R * p.S;
   const int64_t big_tiles = (m + 255) / 256 * ((p.K + 127) / 128);
@@ -112,7 +112,7 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
                            : k96_narrow && rows_fill_halo_tiles() ? "dense_v30_halo_256x96x32_c2x1_d8"
                            : k96_narrow                           ? "dense_v21_persistent_256x96x32_c2x1"
                            : p.K <= 96                            ? "dense_v7_persistent_256x96x64"
-                           : p.K <= 128                           ? "dense_v3_persistent_256x128x64"
+                           : p.K <= 128                           ? "dense_v44_persistent_256x128x64_biaswhengiven"
                            : p.K % 192 == 0 && p.K % 256 != 0     ? "dense_v9_persistent_128x192x64"
                                                                   : "dense_v4_persistent_128x256x64_c2x1";
   // One image's packed NCDHW output (PyTorch's default): the kernels that write it directly spare 2|y| bytes of
@@ -120,7 +120,7 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // 0.457 ms, and staging + v6 on the pointwise cog_spatialnorm, 0.460 vs 0.881), but not the 96- and 192-wide N
   // tiles (wan21) nor the 16-wide K tile over several taps (c3_stem): those keep staging y.
   const bool ncdhw_out = dense::output_order_refusal(p, dense::OutputOrder::ncdhw_one_image).empty();
-  const bool direct_256x128 = tile == "dense_v3_persistent_256x128x64" ||
+  const bool direct_256x128 = tile == "dense_v44_persistent_256x128x64_biaswhengiven" ||
                               tile == "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven" ||
                               (tile == "dense_v36_persistent_256x128x16_e128x64" && p.T * p.R * p.S == 1);
   std::string first = tile;

@@ -96,6 +96,10 @@ void validate(const TimerOptions& opt) {
   if (opt.warmup < 0) throw Error("time_on_stream: expected warmup >= 0, but got " + std::to_string(opt.warmup));
   if (opt.min_samples < 1)
     throw Error("time_on_stream: expected min_samples >= 1, but got " + std::to_string(opt.min_samples));
+  if (!(opt.settle_ms >= 0))
+    throw Error("time_on_stream: expected settle_ms >= 0, but got " + std::to_string(opt.settle_ms));
+  if (opt.samples_per_visit < 1)
+    throw Error("time_on_stream: expected samples_per_visit >= 1, but got " + std::to_string(opt.samples_per_visit));
   if (opt.max_samples < opt.min_samples) {
     throw Error("time_on_stream: expected max_samples >= min_samples (" + std::to_string(opt.min_samples) +
                 "), but got " + std::to_string(opt.max_samples));
@@ -185,6 +189,20 @@ Timing time_on_stream(const std::function<void(cudaStream_t)>& fn, cudaStream_t 
   return summarize(std::move(samples), std::move(stop_reason));
 }
 
+std::vector<size_t> round_robin_order(size_t n, size_t round) {
+  if (n == 0) return {};
+  // Williams' first row 0, 1, n-1, 2, n-2, ...: its neighbours' differences (1, -2, 3, -4, ...) are distinct mod n
+  // for even n, so adding r mod n to it (row r) makes every ordered pair adjacent exactly once over n rows. For odd
+  // n the differences repeat up to sign; the n rows read backwards add the missing pairs.
+  std::vector<size_t> order(n);
+  for (size_t i = 0, lo = 1, hi = n - 1; i < n; ++i)
+    order[i] = i == 0 ? 0 : i % 2 == 1 ? lo++ : hi--;
+  const size_t shift = round % n;
+  for (size_t& k : order) k = (k + shift) % n;
+  if (n % 2 == 1 && (round / n) % 2 == 1) std::reverse(order.begin(), order.end());
+  return order;
+}
+
 std::vector<Timing> time_round_robin(const std::vector<std::function<void(cudaStream_t)>>& fns, cudaStream_t stream,
                                      const TimerOptions& opt) {
   validate(opt);
@@ -198,21 +216,35 @@ std::vector<Timing> time_round_robin(const std::vector<std::function<void(cudaSt
   const StopRule stop(opt);
   std::vector<std::vector<double>> samples(n);
   std::vector<RunningStats> stats(n);
+  std::vector<std::vector<int>> preceded_by(n);
+  int previous = opt.warmup > 0 ? static_cast<int>(n) - 1 : -1;  // the warm-up ends with the last kernel
   std::string stop_reason;
   for (size_t round = 0; stop_reason.empty(); ++round) {
-    // Round r starts at kernel r mod n: over n rounds each kernel takes each place once (two: AB, BA, AB, ...).
-    for (size_t i = 0; i < n; ++i) {
-      const size_t k = (round + i) % n;
-      const double ms = sampler.sample(fns[k]);
-      samples[k].push_back(ms);
-      stats[k].add(ms);
+    for (const size_t k : round_robin_order(n, round)) {
+      if (opt.settle_ms > 0) {  // by wall time: a kernel too short to add up to settle_ms still stops
+        const auto began = std::chrono::steady_clock::now();
+        do sampler.sample(fns[k]);
+        while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count() <
+               opt.settle_ms);
+        previous = static_cast<int>(k);
+      }
+      for (int visit = 0; visit < opt.samples_per_visit; ++visit) {
+        const double ms = sampler.sample(fns[k]);
+        samples[k].push_back(ms);
+        stats[k].add(ms);
+        preceded_by[k].push_back(previous);
+        previous = static_cast<int>(k);
+      }
     }
     const bool converged = std::all_of(stats.begin(), stats.end(),
                                        [&](const RunningStats& st) { return st.converged(opt.target_rel_err); });
     stop_reason = stop.reason(stats[0].n, converged);
   }
   std::vector<Timing> out;
-  for (auto& s : samples) out.push_back(summarize(std::move(s), stop_reason));
+  for (size_t k = 0; k < n; ++k) {
+    out.push_back(summarize(std::move(samples[k]), stop_reason));
+    out.back().preceded_by = std::move(preceded_by[k]);
+  }
   return out;
 }
 

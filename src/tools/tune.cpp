@@ -13,15 +13,49 @@
 namespace kforge {
 namespace {
 
-// PASS rows, fastest first (registry order among equal medians).
-std::vector<const BenchRow*> passed_by_time(const std::vector<BenchRow>& rows) {
-  std::vector<const BenchRow*> out;
-  for (const BenchRow& r : rows)
-    if (r.status == "PASS" && r.timing) out.push_back(&r);
-  std::stable_sort(out.begin(), out.end(), [](const BenchRow* a, const BenchRow* b) {
-    return a->timing->median_ms < b->timing->median_ms;
+// Indices of the timed PASS rows among `among`, fastest first (the given order among equal medians).
+std::vector<size_t> passed_by_time(const std::vector<BenchRow>& rows, std::vector<size_t> among) {
+  std::erase_if(among, [&](size_t i) { return rows[i].status != "PASS" || !rows[i].timing; });
+  std::stable_sort(among.begin(), among.end(), [&](size_t a, size_t b) {
+    return rows[a].timing->median_ms < rows[b].timing->median_ms;
   });
-  return out;
+  return among;
+}
+
+// Every turn of the tuner's round-robins begins with the candidate alone for a while (TimerOptions::settle_ms):
+// without it a sample's clock depends on the kernel timed just before it, at the power cap up to 17% faster after a
+// low-power one and 6% slower after other finalists than after itself (src/measure/NOTES.md, "Carry-over"), and the
+// tuner ranked close rivals by their neighbours as much as by themselves. A 16-ms kernel's samples still drift 100 ms
+// after another kernel ran: the screening of every candidate settles for 50 ms, the final of the fastest for 200.
+constexpr double kScreenSettleMs = 50, kFinalSettleMs = 200;
+
+// `bench` with settle_ms of settling per turn, its time limit raised so that min_samples rounds still fit.
+BenchOptions settling(BenchOptions bench, double settle_ms) {
+  bench.timer.settle_ms = settle_ms;
+  bench.timer.max_seconds += bench.timer.min_samples * settle_ms / 1000;
+  return bench;
+}
+
+// The screening's fastest, timed again round-robin among themselves, each turn settled longer.
+std::vector<size_t> time_finalists(const std::vector<const Variant*>& variants, std::vector<BenchRow>& rows,
+                                   const ConvProblem& p, const BenchOptions& bench, int finalists, uint64_t seed,
+                                   cudaStream_t stream) {
+  std::vector<size_t> all(rows.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::vector<size_t> ranked = passed_by_time(rows, all);
+  if (ranked.size() <= static_cast<size_t>(finalists)) return ranked;  // the screening was the final
+  for (size_t j = static_cast<size_t>(finalists); j < ranked.size(); ++j)
+    rows[ranked[j]].reason = "not a finalist: timed in the screening round-robin of all " + std::to_string(ranked.size());
+  ranked.resize(static_cast<size_t>(finalists));
+  std::vector<const Variant*> final_variants;
+  std::vector<BenchRow> final_rows;
+  for (size_t i : ranked) {
+    final_variants.push_back(variants[i]);
+    final_rows.push_back(rows[i]);
+  }
+  time_passing_round_robin(final_variants, final_rows, p, settling(bench, kFinalSettleMs), seed, stream);
+  for (size_t j = 0; j < ranked.size(); ++j) rows[ranked[j]] = std::move(final_rows[j]);
+  return ranked;
 }
 
 TuneEntry entry_of(const ConvProblem& p, const TuneResult& r) {
@@ -43,13 +77,13 @@ TuneEntry entry_of(const ConvProblem& p, const TuneResult& r) {
 }  // namespace
 
 const BenchRow* TuneResult::winner() const {
-  const auto ranked = passed_by_time(rows);
-  return ranked.empty() ? nullptr : ranked[0];
+  const auto ranked = passed_by_time(rows, finalists);
+  return ranked.empty() ? nullptr : &rows[ranked[0]];
 }
 
 const BenchRow* TuneResult::runner_up() const {
-  const auto ranked = passed_by_time(rows);
-  return ranked.size() < 2 ? nullptr : ranked[1];
+  const auto ranked = passed_by_time(rows, finalists);
+  return ranked.size() < 2 ? nullptr : &rows[ranked[1]];
 }
 
 double TuneResult::margin() const {
@@ -64,6 +98,7 @@ bool TuneResult::margin_within_spread() const {
 
 TuneResult tune_problem(const ConvProblem& p, const std::string& family, const TuneOptions& opt,
                         const TuneProgress& progress) {
+  if (opt.finalists < 1) throw Error("tune_problem: expected finalists >= 1, but got " + std::to_string(opt.finalists));
   const DeviceKey device = device_key(query_device());
   BenchOptions bench;  // the bench's thresholds and choice of reference
   bench.seed = opt.seed;
@@ -93,10 +128,14 @@ TuneResult tune_problem(const ConvProblem& p, const std::string& family, const T
     if (row.status == "PASS") passed.push_back(i);
     r.rows.push_back(std::move(row));
   }
-  time_passing_round_robin(variants, r.rows, p, bench, opt.seed + 16 * static_cast<uint64_t>(candidates + 1),
-                           stream.get());
+  time_passing_round_robin(variants, r.rows, p, settling(bench, kScreenSettleMs),
+                           opt.seed + 16 * static_cast<uint64_t>(candidates + 1), stream.get());
   if (progress)
     for (size_t i : passed) progress(r.rows[i], numbers[i], candidates);
+  r.finalists = time_finalists(variants, r.rows, p, bench, opt.finalists,
+                               opt.seed + 16 * static_cast<uint64_t>(candidates + 2), stream.get());
+  if (progress && r.finalists.size() < passed.size())
+    for (size_t i : r.finalists) progress(r.rows[i], numbers[i], candidates);
   if (r.winner()) record_tuned(device, p, entry_of(p, r));
   return r;
 }

@@ -2,6 +2,8 @@
 // ones stay untimed, and the cuDNN ratio comes from the same round-robin.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "bench/bench.hpp"
 #include "gpu_test_util.hpp"
 
@@ -22,6 +24,7 @@ TEST(Bench, InterleaveTimesThePassingVariantsRoundRobin) {
   opt.interleave = true;
   opt.timer.min_samples = opt.timer.max_samples = 5;
   opt.timer.target_rel_err = 0.0;
+  opt.timer.settle_ms = 1;
   // v13 takes 1x1x1 convs only: refused here, so it is neither checked nor timed.
   opt.variants = {"dense_v3_persistent_256x128x64", "dense_v13_pointwise_gemm_256x128x64_ndhwc", "dense_v0_direct",
                   "cudnn"};
@@ -42,6 +45,11 @@ TEST(Bench, InterleaveTimesThePassingVariantsRoundRobin) {
     ASSERT_TRUE(r.timing) << r.variant;
     EXPECT_EQ(r.round_robin, 3) << r.variant;
     EXPECT_EQ(r.timing->samples_ms.size(), 5u) << r.variant;
+    EXPECT_EQ(r.to_json()["samples_ms"].get<std::vector<double>>(), r.timing->samples_ms) << r.variant;
+    ASSERT_EQ(r.samples_after.size(), 5u) << r.variant;
+    for (const std::string& before : r.samples_after)
+      EXPECT_EQ(before, r.variant) << "settled: every sample follows the variant itself";
+    EXPECT_EQ(r.to_json()["settle_ms"].get<double>(), 1.0) << r.variant;
     EXPECT_EQ(r.timing->stop_reason, "sample limit") << r.variant;
     EXPECT_GT(r.timing->median_ms, 0.0) << r.variant;
     EXPECT_GT(r.x_cudnn, 0.0) << r.variant;

@@ -195,7 +195,7 @@ TEST(DenseAccepts, OnlyFusingVariantsTakeAnActivation) {
   EXPECT_GE(fusing, 20);
   EXPECT_FALSE(Registry::instance().find("cudnn")->fuses_activation);
   EXPECT_FALSE(Registry::instance().find("dense_v1_cutlass_128x128x64")->fuses_activation);
-  EXPECT_EQ(choose_variant(p).name, "dense_v3_persistent_256x128x64");
+  EXPECT_EQ(choose_variant(p).name, "dense_v44_persistent_256x128x64_biaswhengiven");
   EXPECT_NE(p.key(), dense_problem(1, 64, 128, {32, 64, 64}, {3, 3, 3}, params_of({1}, {1}, {}, {1}), Layout::ndhwc,
                                    true).key());  // the tune cache and the history keep them apart
 }
@@ -256,9 +256,9 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   const ConvProblem pointwise = dense_problem(1, 512, 512, {32, 64, 64}, {1, 1, 1}, ConvParams{}, Layout::ndhwc, true);
   const ConvProblem f16 = dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16);
   EXPECT_EQ(choose_variant(wide).name, "dense_v4_persistent_128x256x64_c2x1");
-  EXPECT_EQ(choose_variant(narrow).name, "dense_v3_persistent_256x128x64");
+  EXPECT_EQ(choose_variant(narrow).name, "dense_v44_persistent_256x128x64_biaswhengiven");
   EXPECT_EQ(choose_variant(torch_layout).name, "dense_v10_persistent_256x128x64_ncdhw");
-  EXPECT_EQ(choose_variant(torch_two).name, "dense_v3_persistent_256x128x64");
+  EXPECT_EQ(choose_variant(torch_two).name, "dense_v44_persistent_256x128x64_biaswhengiven");
   EXPECT_EQ(choose_variant(torch_wide).name, "dense_v11_persistent_128x256x64_c2x1_ncdhw");
   EXPECT_EQ(choose_variant(torch_k96).name, "dense_v7_persistent_256x96x64");  // staged: the 96-wide tile wins
   EXPECT_EQ(choose_variant(torch_pointwise).name, "dense_v35_pointwise_gemm_128x256x64_e128x64_ncdhw");

@@ -3,6 +3,7 @@
 // so it holds no kernel, and a host function's duration is exactly controllable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -56,6 +57,12 @@ TEST(TimeOnStream, RefusesInconsistentOptions) {
   opt.max_samples = 5;
   // Validation comes before any CUDA call, so this holds on a CPU-only machine too.
   EXPECT_THROW(time_on_stream([](cudaStream_t) {}, nullptr, opt), Error);
+  opt.max_samples = 10;
+  opt.samples_per_visit = 0;
+  EXPECT_THROW(time_round_robin({[](cudaStream_t) {}}, nullptr, opt), Error);
+  opt.samples_per_visit = 1;
+  opt.settle_ms = -1;
+  EXPECT_THROW(time_round_robin({[](cudaStream_t) {}}, nullptr, opt), Error);
 }
 
 // Exactly n samples after `warmup` untimed runs: the target error 0 is never "converged", so only the sample limit
@@ -135,21 +142,27 @@ TEST(TimeInterleaved, StopsAtTheSampleLimitOfEachSide) {
   EXPECT_EQ(t.b.samples_ms.size(), 3u);
 }
 
-TEST(TimeRoundRobin, RotatesTheOrderAndTimesEachKernel) {
-  KF_REQUIRE_GPU();
-  static int us[3] = {1000, 2000, 3000};  // >= 1 ms, as above; static: read after this frame's enqueue
+// time_round_robin over host spins of us[k] microseconds each, on a fresh stream; `order` gets each kernel's index as
+// it is enqueued. Every spin has run when time_round_robin returns (each sample synchronizes), so `us` may be local.
+std::vector<Timing> round_robin_of_spins(std::vector<int> us, const TimerOptions& opt, std::vector<int>& order) {
   cudaStream_t stream = nullptr;
   KF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const TimerOptions opt = exactly(6, 1);
-  std::vector<int> order;  // the kernels in the order they were enqueued
   std::vector<std::function<void(cudaStream_t)>> fns;
-  for (int k = 0; k < 3; ++k)
-    fns.push_back([k, &order](cudaStream_t s) {
-      order.push_back(k);
+  for (size_t k = 0; k < us.size(); ++k)
+    fns.push_back([k, &us, &order](cudaStream_t s) {
+      order.push_back(static_cast<int>(k));
       KF_CUDA_CHECK(cudaLaunchHostFunc(s, spin_host, &us[k]));
     });
-  const std::vector<Timing> t = time_round_robin(fns, stream, opt);
+  std::vector<Timing> t = time_round_robin(fns, stream, opt);
   KF_CUDA_CHECK(cudaStreamDestroy(stream));
+  return t;
+}
+
+TEST(TimeRoundRobin, RunsTheBalancedOrderAndTimesEachKernel) {
+  KF_REQUIRE_GPU();
+  const std::vector<int> us = {1000, 2000, 3000};  // >= 1 ms, as above
+  std::vector<int> order;  // the kernels in the order they were enqueued
+  const std::vector<Timing> t = round_robin_of_spins(us, exactly(6, 1), order);
 
   ASSERT_EQ(t.size(), 3u);
   for (int k = 0; k < 3; ++k) {
@@ -157,8 +170,82 @@ TEST(TimeRoundRobin, RotatesTheOrderAndTimesEachKernel) {
     EXPECT_EQ(t[k].samples_ms.size(), 6u) << k;
     EXPECT_EQ(t[k].stop_reason, "sample limit") << k;
   }
-  // Warm-up 0 1 2, then rounds 012, 120, 201, 012, 120, 201.
-  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 0, 1, 2, 1, 2, 0, 2, 0, 1, 0, 1, 2, 1, 2, 0, 2, 0, 1}));
+  // Warm-up 0 1 2, then the rounds of round_robin_order(3, r): 012, 120, 201, 210, 021, 102.
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 0, 1, 2, 1, 2, 0, 2, 0, 1, 2, 1, 0, 0, 2, 1, 1, 0, 2}));
+  // Each sample's predecessor: the kernel enqueued just before it (the warm-up's last for the first sample).
+  for (int k = 0; k < 3; ++k) {
+    std::vector<int> expected;
+    for (size_t i = 3; i < order.size(); ++i)
+      if (order[i] == k) expected.push_back(order[i - 1]);
+    EXPECT_EQ(t[k].preceded_by, expected) << k;
+  }
+}
+
+// samples_per_visit: each turn samples its kernel that many times in a row; the later ones follow the kernel itself.
+TEST(TimeRoundRobin, TakesTheSamplesOfAVisitInARow) {
+  KF_REQUIRE_GPU();
+  TimerOptions opt = exactly(4, 1);
+  opt.samples_per_visit = 2;
+  std::vector<int> order;
+  const std::vector<Timing> t = round_robin_of_spins({1000, 1000}, opt, order);
+  // Warm-up 0 1, then rounds 01 and 10 with two samples per turn.
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 0, 0, 1, 1, 1, 1, 0, 0}));
+  EXPECT_EQ(t[0].preceded_by, (std::vector<int>{1, 0, 1, 0}));
+  EXPECT_EQ(t[1].preceded_by, (std::vector<int>{0, 1, 1, 1}));
+}
+
+// settle_ms: each turn runs its kernel untimed for that long first, so every sample follows the kernel itself.
+TEST(TimeRoundRobin, SettlesEachTurnOnItsOwnKernel) {
+  KF_REQUIRE_GPU();
+  TimerOptions opt = exactly(2, 0);
+  opt.settle_ms = 5;
+  std::vector<int> order;
+  const std::vector<Timing> t = round_robin_of_spins({1000, 1000}, opt, order);
+  EXPECT_EQ(t[0].preceded_by, (std::vector<int>{0, 0}));
+  EXPECT_EQ(t[1].preceded_by, (std::vector<int>{1, 1}));
+  // Rounds 01 and 10: four turns, each >= 5 runs of 1 ms to settle plus its sample, in runs of one kernel.
+  std::vector<int> turn_kernel, turn_runs;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i == 0 || order[i] != order[i - 1]) {
+      turn_kernel.push_back(order[i]);
+      turn_runs.push_back(0);
+    }
+    ++turn_runs.back();
+  }
+  EXPECT_EQ(turn_kernel, (std::vector<int>{0, 1, 0}));  // 0 | 1 1 | 0: the middle turns are one run of kernel 1
+  ASSERT_EQ(turn_runs.size(), 3u);
+  EXPECT_GE(turn_runs[0], 6);
+  EXPECT_GE(turn_runs[1], 12);
+  EXPECT_GE(turn_runs[2], 6);
+}
+
+// On a power-capped board a sample's clock depends on the kernel before it: over a cycle of rounds each kernel must
+// take every place, and follow every other kernel, equally often.
+TEST(RoundRobinOrder, BalancesPlacesAndPredecessorsOverACycle) {
+  for (size_t n = 1; n <= 9; ++n) {
+    const size_t cycle = n % 2 == 0 ? n : 2 * n;
+    std::vector<std::vector<int>> at_place(n, std::vector<int>(n, 0)), follows(n, std::vector<int>(n, 0));
+    for (size_t r = 0; r < cycle; ++r) {
+      const std::vector<size_t> order = round_robin_order(n, r);
+      ASSERT_EQ(order.size(), n);
+      EXPECT_TRUE(std::is_permutation(order.begin(), order.end(), round_robin_order(n, 0).begin())) << n;
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_LT(order[i], n);
+        ++at_place[order[i]][i];
+        if (i > 0) ++follows[order[i]][order[i - 1]];
+      }
+      EXPECT_EQ(round_robin_order(n, r + cycle), order) << "a cycle repeats, n " << n;
+    }
+    for (size_t k = 0; k < n; ++k)
+      for (size_t j = 0; j < n; ++j) {
+        EXPECT_EQ(at_place[k][j], static_cast<int>(cycle / n)) << "n " << n << ", kernel " << k << ", place " << j;
+        if (j != k) EXPECT_EQ(follows[k][j], static_cast<int>(cycle / n)) << "n " << n << ": " << k << " after " << j;
+      }
+  }
+  EXPECT_EQ(round_robin_order(2, 0), (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(round_robin_order(2, 1), (std::vector<size_t>{1, 0}));
+  EXPECT_EQ(round_robin_order(4, 0), (std::vector<size_t>{0, 1, 3, 2}));
+  EXPECT_TRUE(round_robin_order(0, 3).empty());
 }
 
 TEST(TimeRoundRobin, RefusesAnEmptySet) {

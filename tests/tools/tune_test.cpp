@@ -40,25 +40,30 @@ TEST(Tune, SmallDenseProblemRecordsAPassingWinnerThatDispatchFollows) {
   });
   const size_t passed = static_cast<size_t>(
       std::count_if(r.rows.begin(), r.rows.end(), [](const BenchRow& row) { return row.status == "PASS"; }));
-  EXPECT_EQ(calls, r.rows.size() + passed) << "once after each check, once more for each PASS after its timing";
-  EXPECT_EQ(timed_calls, passed);
+  ASSERT_GE(passed, 1u);
+  const size_t finalists = std::min<size_t>(passed, static_cast<size_t>(opt.finalists));
+  ASSERT_EQ(r.finalists.size(), finalists);
+  const size_t final_calls = finalists < passed ? finalists : 0;  // no final round when every PASS is a finalist
+  EXPECT_EQ(calls, r.rows.size() + passed + final_calls)
+      << "once after each check, once more for each PASS after the screening, and for each finalist after the final";
+  EXPECT_EQ(timed_calls, passed + final_calls);
   EXPECT_GE(candidates, 3) << "the direct fallback and the tensor-core kernels all accept this problem";
-  for (const BenchRow& row : r.rows) {
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const BenchRow& row = r.rows[i];
     EXPECT_TRUE(Registry::instance().find(row.variant)->library) << row.variant << ": anchors are not candidates";
     EXPECT_TRUE(row.status == "PASS" || row.status == "SKIP") << row.variant << " " << row.status << ": "
                                                               << row.reason << " " << row.error.summary();
-    if (row.status == "PASS") EXPECT_EQ(row.round_robin, static_cast<int>(passed)) << row.variant << " not round-robin";
+    if (row.status != "PASS") continue;
+    const bool finalist = std::find(r.finalists.begin(), r.finalists.end(), i) != r.finalists.end();
+    EXPECT_EQ(row.round_robin, static_cast<int>(finalist ? finalists : passed)) << row.variant << " not round-robin";
+    EXPECT_EQ(row.reason.rfind("not a finalist", 0) == 0, !finalist) << row.variant << ": " << row.reason;
   }
   const BenchRow* winner = r.winner();
   ASSERT_NE(winner, nullptr);
   ASSERT_TRUE(winner->timing.has_value());
   EXPECT_LE(winner->error.calc_diff, 1e-5);
   EXPECT_TRUE(winner->deterministic);
-  for (const BenchRow& row : r.rows) {
-    if (row.timing) {
-      EXPECT_LE(winner->timing->median_ms, row.timing->median_ms) << row.variant;
-    }
-  }
+  for (size_t i : r.finalists) EXPECT_LE(winner->timing->median_ms, r.rows[i].timing->median_ms) << r.rows[i].variant;
 
   std::string why;
   const Variant* tuned = tuned_variant(p, &why);
@@ -74,6 +79,17 @@ TEST(Tune, SmallDenseProblemRecordsAPassingWinnerThatDispatchFollows) {
   EXPECT_DOUBLE_EQ(e->median_ms, winner->timing->median_ms);
   EXPECT_EQ(e->candidates.size(), r.rows.size());
   EXPECT_EQ(e->timed(), candidates);
+}
+
+TEST(Tune, RefusesAFinalOfNoCandidates) {
+  TuneOptions opt;
+  opt.finalists = 0;
+  try {
+    tune_problem(small_dense(64), "dense", opt);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "tune_problem: expected finalists >= 1, but got 0");
+  }
 }
 
 TEST(Tune, RecordedWinnerOverridesTheTileRuleUnlessItNoLongerApplies) {
