@@ -38,7 +38,7 @@ struct BenchArgs {
   double max_seconds = 2.0;
   int min_samples = TimerOptions{}.min_samples;
   int samples_per_visit = TimerOptions{}.samples_per_visit;
-  double settle_ms = 0;
+  double settle_ms = TimerOptions{}.settle_ms;
   bool no_history = false;
   std::string history_db;  // "" : the default database
 };
@@ -193,8 +193,8 @@ int main(int argc, char** argv) {
                     "with --interleave: samples of a variant in a row at each of its turns (bench/carryover.py)")
       ->check(CLI::PositiveNumber);
   bench->add_option("--settle-ms", bench_args.settle_ms,
-                    "with --interleave: untimed runs of a variant for this long before each of its turns (counts "
-                    "toward --max-seconds; kforge tune's final round uses 200)")
+                    "with --interleave: untimed runs of a variant for this long before each of its turns (not counted "
+                    "in --max-seconds; kforge tune's final round uses 200)")
       ->check(CLI::NonNegativeNumber);
   bench->add_flag("--no-time", bench_args.no_time, "check correctness only");
   bench->add_flag("--interleave", bench_args.interleave,

@@ -130,10 +130,13 @@ class Sampler {
   EventPair events_;
 };
 
-// When sampling stops: converged after min_samples, or a sample or time limit (the clock starts after warm-up).
+// When sampling stops: converged after min_samples, or a sample or time limit (the clock starts after warm-up and
+// leaves out the settling of time_round_robin's turns, so settle_ms does not eat the sampling budget).
 class StopRule {
  public:
+  using Clock = std::chrono::steady_clock;
   explicit StopRule(const TimerOptions& opt) : opt_(opt), began_(Clock::now()) {}
+  void leave_out(Clock::duration settling) { began_ += settling; }
   // "" to go on, else the stop reason; `n` samples taken so far (of each kernel).
   std::string reason(int64_t n, bool converged) const {
     if (n >= opt_.min_samples && converged) return "converged";
@@ -143,7 +146,6 @@ class StopRule {
   }
 
  private:
-  using Clock = std::chrono::steady_clock;
   const TimerOptions& opt_;
   Clock::time_point began_;
 };
@@ -213,7 +215,7 @@ std::vector<Timing> time_round_robin(const std::vector<std::function<void(cudaSt
     for (const auto& fn : fns) fn(stream);
   KF_CUDA_CHECK(cudaStreamSynchronize(stream));
 
-  const StopRule stop(opt);
+  StopRule stop(opt);
   std::vector<std::vector<double>> samples(n);
   std::vector<RunningStats> stats(n);
   std::vector<std::vector<int>> preceded_by(n);
@@ -222,10 +224,10 @@ std::vector<Timing> time_round_robin(const std::vector<std::function<void(cudaSt
   for (size_t round = 0; stop_reason.empty(); ++round) {
     for (const size_t k : round_robin_order(n, round)) {
       if (opt.settle_ms > 0) {  // by wall time: a kernel too short to add up to settle_ms still stops
-        const auto began = std::chrono::steady_clock::now();
+        const auto began = StopRule::Clock::now();
         do sampler.sample(fns[k]);
-        while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count() <
-               opt.settle_ms);
+        while (std::chrono::duration<double, std::milli>(StopRule::Clock::now() - began).count() < opt.settle_ms);
+        stop.leave_out(StopRule::Clock::now() - began);
         previous = static_cast<int>(k);
       }
       for (int visit = 0; visit < opt.samples_per_visit; ++visit) {

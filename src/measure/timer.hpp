@@ -14,7 +14,7 @@ struct TimerOptions {
   int warmup = 3;                 // untimed runs first (module load, lazy init, cuDNN autotuning)
   int min_samples = 10;
   int max_samples = 200;
-  double max_seconds = 2.0;       // wall-clock limit for sampling (after warm-up)
+  double max_seconds = 2.0;       // wall-clock limit for sampling (after warm-up; settle_ms not counted)
   double target_rel_err = 0.005;  // stop when the relative standard error of the mean is below this
   bool flush_l2 = true;           // write a buffer of >= 2x the L2 size before every sample
   int samples_per_visit = 1;      // time_round_robin: samples of a kernel in a row each time its turn comes

@@ -29,20 +29,18 @@ std::vector<size_t> passed_by_time(const std::vector<BenchRow>& rows, std::vecto
 // after another kernel ran: the screening of every candidate settles for 50 ms, the final of the fastest for 200.
 constexpr double kScreenSettleMs = 50, kFinalSettleMs = 200;
 
-// `bench` with settle_ms of settling per turn, its time limit raised so that min_samples rounds still fit.
+// `bench` with settle_ms of settling per turn (the timer leaves it out of the sampling time limit).
 BenchOptions settling(BenchOptions bench, double settle_ms) {
   bench.timer.settle_ms = settle_ms;
-  bench.timer.max_seconds += bench.timer.min_samples * settle_ms / 1000;
   return bench;
 }
 
 // The screening's fastest, timed again round-robin among themselves, each turn settled longer.
+// `passed`: the rows whose check passed (the screening may have turned them to ERROR since).
 std::vector<size_t> time_finalists(const std::vector<const Variant*>& variants, std::vector<BenchRow>& rows,
-                                   const ConvProblem& p, const BenchOptions& bench, int finalists, uint64_t seed,
-                                   cudaStream_t stream) {
-  std::vector<size_t> all(rows.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  std::vector<size_t> ranked = passed_by_time(rows, all);
+                                   const std::vector<size_t>& passed, const ConvProblem& p, const BenchOptions& bench,
+                                   int finalists, uint64_t seed, cudaStream_t stream) {
+  std::vector<size_t> ranked = passed_by_time(rows, passed);
   if (ranked.size() <= static_cast<size_t>(finalists)) return ranked;  // the screening was the final
   for (size_t j = static_cast<size_t>(finalists); j < ranked.size(); ++j)
     rows[ranked[j]].reason = "not a finalist: timed in the screening round-robin of all " + std::to_string(ranked.size());
@@ -132,7 +130,7 @@ TuneResult tune_problem(const ConvProblem& p, const std::string& family, const T
                            opt.seed + 16 * static_cast<uint64_t>(candidates + 1), stream.get());
   if (progress)
     for (size_t i : passed) progress(r.rows[i], numbers[i], candidates);
-  r.finalists = time_finalists(variants, r.rows, p, bench, opt.finalists,
+  r.finalists = time_finalists(variants, r.rows, passed, p, bench, opt.finalists,
                                opt.seed + 16 * static_cast<uint64_t>(candidates + 2), stream.get());
   if (progress && r.finalists.size() < passed.size())
     for (size_t i : r.finalists) progress(r.rows[i], numbers[i], candidates);
