@@ -52,6 +52,8 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v42_pingpong_64x128x64_e64x64_biasadd());
   r.add(dense::v43_pingpong_128x128x64_e64x64_biaswhengiven());
   r.add(dense::v44_persistent_256x128x64_biaswhengiven());
+  r.add(dense::v45_streamk_256x128x64_biaswhengiven());
+  r.add(dense::v46_streamk_256x128x64_c2x1_biaswhengiven());
   // Measured (NOTES.md, "Halo rows"); v30 is the tile rule's pick where rows fill 256-pixel tiles.
   r.add(dense::v26_halo_256x96x32());
   r.add(dense::v27_halo_256x128x32());
