@@ -1,8 +1,9 @@
 """What one `kforge.conv` call costs the host, next to the GPU time of its kernels, against F.conv3d.
 
 The GPU-event timings of `kforge bench` start after the launch, so they leave out what each call spends on the CPU:
-argument checks, dispatch, CUTLASS's argument set-up and TMA descriptor encoding (src/dense/NOTES.md, "Dead ends and
-limits"). On a 36-us conv that may matter. Per case and layout, for kforge.conv and F.conv3d on the same bf16 tensors:
+argument checks, dispatch, CUTLASS's argument set-up and TMA descriptor encoding (src/dense/NOTES.md, "Host cost per
+call"). On a 36-us conv that may matter. Per case and layout, for kforge.conv, its C ABI alone (`kforge-c`: the
+arguments built once, so the difference to kforge.conv is the Python wrapper) and F.conv3d on the same bf16 tensors:
   host   microseconds of CPU per call while issuing `--calls` calls back to back (no synchronization in between);
   stream microseconds per call on the stream over those calls (CUDA events): the larger of the host's issue rate and
          the GPU's time; stream close to host means the calls are host-bound;
@@ -13,6 +14,7 @@ No L2 flush (the point is the per-call overhead; the kernels' own times come fro
   python3 bench/host_cost.py [--case NAME]... [--layout ndhwc|ncdhw|both] [--calls N] [--variant V]
 """
 import argparse
+import ctypes
 import json
 import os
 import statistics
@@ -35,6 +37,24 @@ def inputs(case, layout):
     if layout == "ndhwc":
         x, w = x.contiguous(memory_format=torch.channels_last_3d), w.contiguous(memory_format=torch.channels_last_3d)
     return x, w
+
+
+def c_abi_call(x, w, case, variant):
+    """kforge.conv without its Python: the C ABI on arguments built once (same output tensor every call)."""
+    y = kforge.conv(x, w, None, stride=case["stride"], padding=case["padding"], variant=variant)
+    p = kforge._Params()
+    for i in range(3):
+        p.stride[i], p.padding_lo[i], p.padding_hi[i], p.dilation[i] = case["stride"][i], case["padding"][i], \
+            case["padding"][i], 1
+    p.groups, p.activation = 1, 0
+    xv, wv, yv = kforge._view(x), kforge._view(w), kforge._view(y)
+    lib, stream = kforge._library(), torch.cuda.current_stream().cuda_stream
+    name = variant.encode() if variant else None
+
+    def call():
+        if lib.kforge_conv(ctypes.byref(xv), ctypes.byref(wv), None, ctypes.byref(yv), ctypes.byref(p), stream, name):
+            raise RuntimeError(lib.kforge_last_error().decode())
+    return call
 
 
 def per_call_us(fn, calls):
@@ -84,6 +104,7 @@ def main():
         for layout in layouts:
             x, w = inputs(case, layout)
             fns = {"kforge": lambda: kforge.conv(x, w, None, stride=case["stride"], padding=pad, variant=args.variant),
+                   "kforge-c": c_abi_call(x, w, case, args.variant),
                    "torch": lambda: F.conv3d(x, w, None, stride=case["stride"], padding=pad)}
             for label, fn in fns.items():
                 for _ in range(20):  # warm-up: dispatch caches, cuDNN's algorithm choice, the kernels' modules
