@@ -107,7 +107,7 @@ def main():
                    "kforge-c": c_abi_call(x, w, case, args.variant),
                    "torch": lambda: F.conv3d(x, w, None, stride=case["stride"], padding=pad)}
             for label, fn in fns.items():
-                for _ in range(20):  # warm-up: dispatch caches, cuDNN's algorithm choice, the kernels' modules
+                for _ in range(20):  # warm-up: the tune cache's first read, cuDNN's algorithm choice, module loading
                     fn()
                 runs = [per_call_us(fn, args.calls) for _ in range(args.repeats)]
                 host, stream, gpu = (statistics.median(r[i] for r in runs) for i in range(3))
