@@ -3,7 +3,8 @@
 The GPU-event timings of `kforge bench` start after the launch, so they leave out what each call spends on the CPU:
 argument checks, dispatch, CUTLASS's argument set-up and TMA descriptor encoding (src/dense/NOTES.md, "Host cost per
 call"). On a 36-us conv that may matter. Per case and layout, for kforge.conv, its C ABI alone (`kforge-c`: the
-arguments built once, so the difference to kforge.conv is the Python wrapper) and F.conv3d on the same bf16 tensors:
+call kforge.conv makes, replayed, so the difference to kforge.conv is the Python wrapper) and F.conv3d on the same
+bf16 tensors:
   host   microseconds of CPU per call while issuing `--calls` calls back to back (no synchronization in between);
   stream microseconds per call on the stream over those calls (CUDA events): the larger of the host's issue rate and
          the GPU's time; stream close to host means the calls are host-bound;
@@ -14,12 +15,12 @@ No L2 flush (the point is the per-call overhead; the kernels' own times come fro
   python3 bench/host_cost.py [--case NAME]... [--layout ndhwc|ncdhw|both] [--calls N] [--variant V]
 """
 import argparse
-import ctypes
 import json
 import os
 import statistics
 import sys
 import time
+import types
 
 import torch
 import torch.nn.functional as F
@@ -40,20 +41,20 @@ def inputs(case, layout):
 
 
 def c_abi_call(x, w, case, variant):
-    """kforge.conv without its Python: the C ABI on arguments built once (same output tensor every call)."""
-    y = kforge.conv(x, w, None, stride=case["stride"], padding=case["padding"], variant=variant)
-    p = kforge._Params()
-    for i in range(3):
-        p.stride[i], p.padding_lo[i], p.padding_hi[i], p.dilation[i] = case["stride"][i], case["padding"][i], \
-            case["padding"][i], 1
-    p.groups, p.activation = 1, 0
-    xv, wv, yv = kforge._view(x), kforge._view(w), kforge._view(y)
-    lib, stream = kforge._library(), torch.cuda.current_stream().cuda_stream
-    name = variant.encode() if variant else None
+    """The C ABI call kforge.conv makes, recorded once and replayed without its Python (the same output each call)."""
+    lib, recorded = kforge._library(), []
+    kforge._lib = types.SimpleNamespace(kforge_conv=lambda *a: recorded.append(a) or lib.kforge_conv(*a),
+                                        kforge_last_error=lib.kforge_last_error)
+    try:
+        y = kforge.conv(x, w, None, stride=case["stride"], padding=case["padding"], variant=variant)
+    finally:
+        kforge._lib = lib
+    args = recorded[0]  # ctypes.byref keeps the argument structs alive
 
     def call():
-        if lib.kforge_conv(ctypes.byref(xv), ctypes.byref(wv), None, ctypes.byref(yv), ctypes.byref(p), stream, name):
+        if lib.kforge_conv(*args):
             raise RuntimeError(lib.kforge_last_error().decode())
+    call.output = y  # keeps y's memory, which args point to
     return call
 
 
