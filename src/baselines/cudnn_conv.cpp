@@ -18,6 +18,7 @@
 
 #include "core/device_buffer.hpp"
 #include "core/cuda_check.hpp"
+#include "core/owned_handle.hpp"
 #include "dispatch/registry.hpp"
 
 namespace kforge {
@@ -48,16 +49,9 @@ constexpr MemoryFormat kChannelsLast{{0, 2, 3, 4, 1}, CUDNN_TENSOR_NHWC};   // N
     if (kf_status_ != CUDNN_STATUS_SUCCESS) throw_cudnn(kf_status_, #expr, problem); \
   } while (0)
 
-template <auto destroy>
-struct Destroy {
-  template <class Ptr>
-  void operator()(Ptr p) const { destroy(p); }
-};
-template <class Handle, auto destroy>
-using Owned = std::unique_ptr<std::remove_pointer_t<Handle>, Destroy<destroy>>;
-using TensorDesc = Owned<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor>;
-using FilterDesc = Owned<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>;
-using ConvDesc = Owned<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;
+using TensorDesc = OwnedHandle<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor>;
+using FilterDesc = OwnedHandle<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>;
+using ConvDesc = OwnedHandle<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;
 
 Dims5 x_dims(const ConvProblem& p) { return {p.N, p.C, p.D, p.H, p.W}; }
 Dims5 w_dims(const ConvProblem& p) { return {p.K, p.channels_per_group(), p.T, p.R, p.S}; }

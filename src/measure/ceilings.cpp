@@ -24,6 +24,8 @@
 #include "core/cache_files.hpp"
 #include "core/device_buffer.hpp"
 #include "core/cuda_check.hpp"
+#include "core/cuda_stream.hpp"
+#include "core/owned_handle.hpp"
 #include "core/random.hpp"
 #include "measure/cublas_check.hpp"
 #include "measure/gemm_bf16.hpp"
@@ -36,15 +38,6 @@ constexpr int kCacheSchema = 1;
 constexpr int64_t kGemmSize = 8192;                  // M = N = K: large enough to reach the tensor-core peak
 constexpr size_t kCopyBytesMax = size_t{2} << 30;    // 2 GiB: far past L2, so the copy streams from DRAM
 constexpr size_t kLtWorkspaceBytes = size_t{32} << 20;
-
-// unique_ptr over a C library's opaque handle, released by that library's destroy function.
-template <auto destroy>
-struct Destroy {
-  template <class Ptr>
-  void operator()(Ptr p) const { destroy(p); }
-};
-template <class Handle, auto destroy>
-using Owned = std::unique_ptr<std::remove_pointer_t<Handle>, Destroy<destroy>>;
 
 // Settings shared by the three measurements: enough samples for a stable median within a few seconds.
 TimerOptions ceiling_timer(bool flush_l2) {
@@ -106,24 +99,24 @@ double measure_gemm_fp8_tflops(cudaStream_t stream) {
 
   cublasLtHandle_t raw_handle = nullptr;
   KF_CUBLAS_CHECK(cublasLtCreate(&raw_handle));
-  const Owned<cublasLtHandle_t, cublasLtDestroy> handle(raw_handle);
+  const OwnedHandle<cublasLtHandle_t, cublasLtDestroy> handle(raw_handle);
   cublasLtMatmulDesc_t raw_desc = nullptr;
   KF_CUBLAS_CHECK(cublasLtMatmulDescCreate(&raw_desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  const Owned<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy> desc(raw_desc);
+  const OwnedHandle<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy> desc(raw_desc);
   // fp8 GEMMs on Hopper exist only as "TN": A is stored K x M and transposed, B is K x N.
   set_attribute(desc.get(), CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
   set_attribute(desc.get(), CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
   set_attribute(desc.get(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(unit_scale.get()));
   set_attribute(desc.get(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(unit_scale.get()));
 
-  using Layout = Owned<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>;
+  using Layout = OwnedHandle<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>;
   const Layout a_layout(make_layout(CUDA_R_8F_E4M3, kGemmSize, kGemmSize));
   const Layout b_layout(make_layout(CUDA_R_8F_E4M3, kGemmSize, kGemmSize));
   const Layout d_layout(make_layout(CUDA_R_16BF, kGemmSize, kGemmSize));
 
   cublasLtMatmulPreference_t raw_pref = nullptr;
   KF_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&raw_pref));
-  const Owned<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy> pref(raw_pref);
+  const OwnedHandle<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy> pref(raw_pref);
   const size_t max_workspace = kLtWorkspaceBytes;
   KF_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                        &max_workspace, sizeof(max_workspace)));
@@ -196,9 +189,8 @@ Ceilings Ceilings::from_json(const nlohmann::json& j) {
 }
 
 Ceilings measure_ceilings(const DeviceInfo& dev) {
-  cudaStream_t stream = nullptr;
-  KF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const Owned<cudaStream_t, cudaStreamDestroy> owned_stream(stream);
+  const CudaStream owned_stream;
+  const cudaStream_t stream = owned_stream.get();
   Ceilings c;
   c.device = dev.name;
   c.sm_count = dev.sm_count;

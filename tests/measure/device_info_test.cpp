@@ -1,12 +1,8 @@
 // Device query and the ceilings cache: the no-GPU error, the real device's numbers, the cache's JSON and path
 // rules (CPU), and a corrupt cache being reported and rebuilt (GPU, measures the ceilings once: ~10 s).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
-#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -15,45 +11,13 @@
 #include "kforge/types.hpp"
 #include "measure/ceilings.hpp"
 #include "measure/device_info.hpp"
+#include "tools/tools_test_util.hpp"
 
 namespace kforge {
 namespace {
 
-// Sets an environment variable for one test and restores the previous value.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
-// A fresh directory under the system temp dir, removed afterwards.
-class TempDir {
- public:
-  TempDir() : path_(std::filesystem::temp_directory_path() / ("kforge-test-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using testing::ScopedEnv;
+using testing::TempDir;
 
 TEST(DeviceInfo, NoDeviceIsAnError) {
   if (testing::gpu_unavailable_reason().empty()) GTEST_SKIP() << "a GPU is present; this checks the CPU-only error";
@@ -136,7 +100,7 @@ TEST(Ceilings, CachePathFallsBackToXdgCacheHome) {
 TEST(Ceilings, ValidCacheIsReadWithoutMeasuring) {
   // No GPU call happens on a cache hit, so this holds on a CPU-only machine too.
   const TempDir tmp;
-  const ScopedEnv dir("KFORGE_CACHE_DIR", tmp.path().string());
+  const ScopedEnv dir("KFORGE_CACHE_DIR", tmp.path().c_str());
   DeviceInfo d;
   d.name = "NVIDIA H200";
   d.sm_count = 132;
@@ -149,7 +113,7 @@ TEST(Ceilings, ValidCacheIsReadWithoutMeasuring) {
 TEST(Ceilings, CorruptCacheIsReportedAndRebuilt) {
   KF_REQUIRE_GPU();
   const TempDir tmp;
-  const ScopedEnv dir("KFORGE_CACHE_DIR", tmp.path().string());
+  const ScopedEnv dir("KFORGE_CACHE_DIR", tmp.path().c_str());
   const DeviceInfo d = query_device();
   const std::string path = ceilings_cache_path(d);
   std::ofstream(path) << "{ not json";
