@@ -76,8 +76,8 @@ class TorchOp(unittest.TestCase):
 
     def test_wrapper_makes_few_calls_around_the_c_call(self):
         """kforge.conv's host cost is the Python and torch calls around its one C call: 92 of them per conv once
-        (ten size()/stride() calls per tensor, torch.cuda.current_stream, the arguments worked out anew), 44-52 us of
-        the H200 machine's CPU; 33 now (16-26 us; src/dense/NOTES.md, "Host cost per call"). Counted rather than
+        (ten size()/stride() calls per tensor, torch.cuda.current_stream, the arguments worked out anew), 43-52 us of
+        the H200 machine's CPU; 33 now (14-26 us; src/dense/NOTES.md, "Host cost per call"). Counted rather than
         timed: that CPU's speed moves by 50% from run to run, the count does not."""
         import kforge
         fmt = torch.channels_last_3d
