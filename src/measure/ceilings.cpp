@@ -17,9 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <memory>
 #include <sstream>
-#include <type_traits>
 
 #include "core/cache_files.hpp"
 #include "core/device_buffer.hpp"
