@@ -78,7 +78,7 @@ class TorchOp(unittest.TestCase):
         """kforge.conv's host cost is the Python and torch calls around its one C call: 92 of them per conv once
         (ten size()/stride() calls per tensor, torch.cuda.current_stream, the arguments worked out anew), 43-52 us of
         the H200 machine's CPU; 33 now (14-26 us; src/dense/NOTES.md, "Host cost per call"). Counted rather than
-        timed: that CPU's speed moves by 50% from run to run, the count does not."""
+        timed: that CPU's speed moves by up to 70% from run to run, the count does not."""
         import kforge
         fmt = torch.channels_last_3d
         x = torch.randn(1, 64, 4, 8, 8, device="cuda", dtype=torch.bfloat16).contiguous(memory_format=fmt)
