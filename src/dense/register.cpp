@@ -54,6 +54,9 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v44_persistent_256x128x64_biaswhengiven());
   r.add(dense::v45_streamk_256x128x64_biaswhengiven());
   r.add(dense::v46_streamk_256x128x64_c2x1_biaswhengiven());
+  // Measured negatives (NOTES.md, v47 and v48): the plane-blocked walk cut DRAM bytes, not time.
+  r.add(dense::v47_persistent_256x128x64_planes8());
+  r.add(dense::v48_pingpong_128x128x64_planes8());
   // Measured (NOTES.md, "Halo rows"); v30 is the tile rule's pick where rows fill 256-pixel tiles.
   r.add(dense::v26_halo_256x96x32());
   r.add(dense::v27_halo_256x128x32());

@@ -12,6 +12,7 @@
 
 // First: cute before the CUTLASS conv headers, which use it without including it.
 #include "dense/sm90_conv_common.cuh"
+#include "dense/plane_ordered_scheduler.cuh"
 #include "dense/sm90_conv_runner.cuh"
 
 #include <cutlass/conv/collective/collective_builder.hpp>
@@ -28,6 +29,7 @@ struct ScheduleOptions {
   int max_swizzle = 1;  // 1, 2, 4, 8: tiles grouped for L2 reuse of A/B
   int raster = 0;       // 0: CUTLASS heuristic, 1: along M, 2: along N
   int splits = 1;       // stream-K scheduler only: K split into this many parts (1: data-parallel)
+  int plane_block = 1;  // PlaneOrderedScheduler only: output planes walked side by side (plane_order.hpp)
 };
 
 // The im2col conv mainloop, seen by the GEMM kernel: its problem shape is the linearized MNKL; the conv geometry
@@ -174,6 +176,9 @@ typename Conv::Device::Arguments persistent_arguments(const ConvProblem& in, con
   using Raster = decltype(sched.raster_order);
   sched.raster_order = opt.raster == 1 ? Raster::AlongM : opt.raster == 2 ? Raster::AlongN : Raster::Heuristic;
   if constexpr (requires { sched.splits; }) sched.splits = opt.splits;
+  if constexpr (requires { sched.order; }) {
+    sched.order = plane_order(in, cute::size<0>(typename Kernel::TileShape{}), opt.plane_block);
+  }
   return {cutlass::gemm::GemmUniversalMode::kGemm, mnkl,
           {static_cast<const Element*>(x), static_cast<const Element*>(w), shape}, epi, hw, sched};
 }

@@ -43,6 +43,8 @@ Variant v43_pingpong_128x128x64_e64x64_biaswhengiven();
 Variant v44_persistent_256x128x64_biaswhengiven();
 Variant v45_streamk_256x128x64_biaswhengiven();
 Variant v46_streamk_256x128x64_c2x1_biaswhengiven();
+Variant v47_persistent_256x128x64_planes8();
+Variant v48_pingpong_128x128x64_planes8();
 // Our own mainloop: one input row's halo staged once for all taps along W (halo_conv.cuh).
 Variant v26_halo_256x96x32();
 Variant v27_halo_256x128x32();

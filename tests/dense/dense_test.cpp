@@ -4,11 +4,13 @@
 // CPU; and the SASS of the fast kernels (wgmma, no local memory) from the build's cubins.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "dense/channels_last.hpp"
+#include "dense/plane_order.hpp"
 #include "dense/pointwise_gemm.hpp"
 #include "gpu_test_util.hpp"
 #include "tools/asm.hpp"
@@ -55,6 +57,9 @@ std::vector<ConvProblem> dense_problems() {
     out.push_back(dense_problem(1, 40, 136, {5, 4, 270}, {2, 3, 3}, params_of({2, 1, 1}, {1}, {}, {1, 1, 2}), l, true));
     // Two images of 11 output planes: one full 8-plane block of v30/v31's tile walk and a partial one per image.
     out.push_back(dense_problem(2, 16, 32, {11, 3, 20}, {3, 3, 3}, same1, l, true));
+    // v47/v48's plane-blocked walk: 21 output planes of 640 pixels, two full 8-plane blocks and a partial one for
+    // both the 256- and the 128-pixel M tile.
+    out.push_back(dense_problem(1, 16, 32, {21, 16, 40}, {3, 3, 3}, same1, l, true));
     // Pointwise GEMMs: two images (the filter shared, batch strides), K not a tile multiple, many tiles, a volume
     // that is not a multiple of 8 (the NCDHW GEMM refuses it), conv1d.
     out.push_back(dense_problem(2, 24, 40, {3, 5, 8}, {1, 1, 1}, unit, l, true));
@@ -290,6 +295,48 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   EXPECT_EQ(choose_variant(f16).name, "dense_v0_direct");
   const ConvProblem stem = dense_problem(1, 3, 128, {5, 17, 19}, {3, 3, 3}, same1, Layout::ncdhw, true);
   EXPECT_EQ(choose_variant(stem).name, "dense_v36_persistent_256x128x16_e128x64");
+}
+
+TEST(PlaneOrder, WalksEveryTileOnce) {
+  for (int64_t tiles : {1, 7, 40, 53, 105, 1000}) {
+    for (int64_t plane_tiles : {1, 3, 5, 56}) {
+      for (int64_t block : {1, 2, 8}) {
+        const dense::PlaneOrder order{tiles, plane_tiles, block};
+        std::vector<int> runs(tiles, 0);
+        for (int64_t pos = 0; pos < tiles; ++pos) {
+          const int64_t tile = dense::plane_ordered_tile(pos, order);
+          ASSERT_TRUE(tile >= 0 && tile < tiles) << pos << " of " << tiles << " -> " << tile;
+          ++runs[tile];
+        }
+        EXPECT_EQ(std::count(runs.begin(), runs.end(), 1), tiles) << tiles << " " << plane_tiles << " " << block;
+      }
+    }
+  }
+  // 100 tiles in planes of 5, blocks of 8 planes (40 tiles): a block's positions step through its planes column by
+  // column; the 20 tiles past the second block keep their order.
+  const dense::PlaneOrder order{100, 5, 8};
+  const std::vector<std::pair<int64_t, int64_t>> expected{{0, 0}, {1, 5}, {7, 35}, {8, 1}, {39, 39},
+                                                          {40, 40}, {41, 45}, {79, 79}, {80, 80}, {99, 99}};
+  for (auto [pos, tile] : expected) EXPECT_EQ(dense::plane_ordered_tile(pos, order), tile) << pos;
+}
+
+TEST(PlaneOrder, BlocksPlanesOnlyWhereOutputPlanesShareInputPlanes) {
+  const ConvParams temporal_pad = params_of({1}, {1, 0, 0}, {}, {1});
+  const dense::PlaneOrder k311 =
+      dense::plane_order(dense_problem(1, 64, 64, {120, 160, 90}, {3, 1, 1}, temporal_pad, Layout::ndhwc, false), 256, 8);
+  EXPECT_EQ(k311.tiles, 6750);
+  EXPECT_EQ(k311.plane_tiles, 56);  // 14400 pixels: 56.25 tiles
+  EXPECT_EQ(k311.block, 8);
+  const ConvParams spatial_pad = params_of({1}, {0, 1, 1}, {}, {1});
+  EXPECT_EQ(dense::plane_order(dense_problem(1, 64, 64, {120, 160, 90}, {1, 3, 3}, spatial_pad, Layout::ndhwc, false),
+                               256, 8).block, 1);  // one filter plane: no input plane is read twice
+  const ConvParams stride2 = params_of({2}, {1}, {}, {1});
+  EXPECT_EQ(dense::plane_order(dense_problem(2, 64, 128, {16, 96, 96}, {3, 3, 3}, stride2, Layout::ndhwc, false),
+                               128, 8).block, 8);  // T 3 over stride 2: neighbours share a plane
+  EXPECT_EQ(dense::plane_order(dense_problem(1, 64, 64, {16, 96, 96}, {2, 1, 1}, stride2, Layout::ndhwc, false),
+                               128, 8).block, 1);  // T 2 at stride 2: disjoint
+  EXPECT_EQ(dense::plane_order(dense_problem(1, 64, 64, {16, 10, 30}, {3, 3, 3}, params_of({1}, {1}, {}, {1}),
+                                             Layout::ndhwc, false), 256, 8).block, 1);  // a plane rounds to one tile
 }
 
 TEST(ChannelsLastPlan, StagesOnlyWhatTheKernelCannotRead) {
