@@ -79,7 +79,8 @@ def _per_dim(value, n, name):
 @functools.lru_cache(maxsize=1024)
 def _plan(x_shape, w_shape, stride, padding, dilation, groups, activation):
     """What the arguments other than the tensors' data and strides fix: the output's shape, the channels-last memory
-    format of this rank, and the C ABI's params. Cached: worked out anew it costs 6-12 us of the H200 machine's CPU."""
+    format of this rank, and the C ABI's params (shared between calls: the C ABI takes them const). Cached: worked
+    out anew it costs 7-10 us of the H200 machine's CPU (src/dense/NOTES.md, "Host cost per call")."""
     if activation not in _ACTIVATIONS:
         raise RuntimeError(f"unknown activation {activation!r}: expected None or 'silu'")
     n = len(x_shape) - 2
