@@ -1,4 +1,5 @@
-"""kforge from PyTorch: `kforge.conv(x, w, bias, stride, padding, dilation, groups)` with F.conv1d/2d/3d semantics.
+"""kforge from PyTorch: `kforge.conv(x, w, bias, stride, padding, dilation, groups)` with F.conv1d/2d/3d semantics
+(batched or unbatched input).
 
 Calls the C ABI of libkforge_c.so (found through $KFORGE_LIB, else build/lib of this checkout) on the tensors' device
 pointers, sizes and strides, on PyTorch's current CUDA stream. The output keeps the input's memory format
@@ -83,6 +84,15 @@ def _plan(x_shape, w_shape, stride, padding, dilation, groups, activation):
     out anew it costs 7-10 us of the H200 machine's CPU (src/dense/NOTES.md, "Host cost per call")."""
     if activation not in _ACTIVATIONS:
         raise RuntimeError(f"unknown activation {activation!r}: expected None or 'silu'")
+    # An unbatched input (F.conv3d takes [C, D, H, W] as well as [N, C, D, H, W]): one dimension fewer than the
+    # weight. The caller runs it as a batch of one.
+    rank = len(w_shape)
+    if rank in (3, 4, 5) and len(x_shape) not in (rank - 1, rank):
+        raise RuntimeError(f"Expected {rank - 1}D (unbatched) or {rank}D (batched) input to conv{rank - 2}d, but got "
+                           f"input of size: {list(x_shape)}")
+    unbatched = len(x_shape) == rank - 1
+    if unbatched:
+        x_shape = (1, *x_shape)
     n = len(x_shape) - 2
     if n not in (1, 2, 3):
         raise RuntimeError(f"Expected 3D, 4D or 5D (batched) input to conv1d/conv2d/conv3d, but got input of size: "
@@ -108,7 +118,7 @@ def _plan(x_shape, w_shape, stride, padding, dilation, groups, activation):
     channels_last = {2: torch.channels_last, 3: torch.channels_last_3d}.get(n)
     params = _Params(_Int64x3(*stride), _Int64x3(*lo), _Int64x3(*hi), _Int64x3(*dilation), groups,
                      _ACTIVATIONS[activation])
-    return (x_shape[0], w_shape[0], *out_spatial), channels_last, params
+    return (x_shape[0], w_shape[0], *out_spatial), channels_last, params, unbatched
 
 
 def _hashable(value):
@@ -119,8 +129,10 @@ def conv(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activation=
     """F.conv{1,2,3}d(x, w, bias, stride, padding, dilation, groups) computed by kforge (padding: int, list,
     'valid' or 'same'); activation="silu" returns F.silu of it, fused into the conv's epilogue. variant: a kforge
     variant's name (`kforge list`) to run instead of the dispatch's choice; an error when it does not accept."""
-    y_shape, channels_last, params = _plan(x.shape, w.shape, _hashable(stride), _hashable(padding),
-                                           _hashable(dilation), groups, activation)
+    y_shape, channels_last, params, unbatched = _plan(x.shape, w.shape, _hashable(stride), _hashable(padding),
+                                                      _hashable(dilation), groups, activation)
+    if unbatched:
+        return conv(x.unsqueeze(0), w, bias, stride, padding, dilation, groups, activation, variant).squeeze(0)
     memory_format = torch.contiguous_format
     if channels_last is not None and not x.is_contiguous() and x.is_contiguous(memory_format=channels_last):
         memory_format = channels_last

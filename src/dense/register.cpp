@@ -57,6 +57,10 @@ void register_dense_variants(Registry& r) {
   // Measured negatives (NOTES.md, v47 and v48): the plane-blocked walk cut DRAM bytes, not time.
   r.add(dense::v47_persistent_256x128x64_planes8());
   r.add(dense::v48_pingpong_128x128x64_planes8());
+  // Measured negatives (NOTES.md, v49-v51): y stored from the accumulator registers ran slower than the TMA epilogue.
+  r.add(dense::v49_persistent_256x128x64_directstore());
+  r.add(dense::v50_pingpong_128x128x64_directstore());
+  r.add(dense::v51_persistent_256x96x32_c2x1_directstore());
   // Measured (NOTES.md, "Halo rows"); v30 is the tile rule's pick where rows fill 256-pixel tiles.
   r.add(dense::v26_halo_256x96x32());
   r.add(dense::v27_halo_256x128x32());

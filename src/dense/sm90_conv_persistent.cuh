@@ -7,11 +7,13 @@
 // `ConvMainloopAdapter`, which lets the GEMM kernel see the linearized problem (M = N*Do*Ho*Wo, N = K,
 // K = (C,S,R,T)) while the TMA descriptors are still built from the conv geometry. The epilogue is the GEMM TMA
 // epilogue on the row-major [M, K] view of an NDHWC output, with the bias fused; or (LayoutD = ColumnMajor) on the
-// column-major [M, K] view of one image's NCDHW output, which spares that layout the staging of y.
+// column-major [M, K] view of one image's NCDHW output, which spares that layout the staging of y; or our direct
+// stores from the accumulator registers (direct_store_epilogue.cuh, NDHWC; v49-v51, measured slower).
 #pragma once
 
 // First: cute before the CUTLASS conv headers, which use it without including it.
 #include "dense/sm90_conv_common.cuh"
+#include "dense/direct_store_epilogue.cuh"
 #include "dense/plane_ordered_scheduler.cuh"
 #include "dense/sm90_conv_runner.cuh"
 
@@ -101,23 +103,29 @@ struct EpilogueScheduleFor<cutlass::gemm::KernelTmaWarpSpecializedPingpong> {
   using MmaWarpGroups = cute::Layout<Shape<_1, _1, _1>>;  // each consumer warpgroup owns a whole tile, alternating
 };
 
-// `EpilogueTile`: the epilogue's sub-tile (CUTLASS's choice: 128x32 for the cooperative pair, 64x32 for a
+// How y leaves the consumer warpgroups: CUTLASS's TMA epilogue (through shared memory, in sub-tiles) or our
+// direct stores from registers (direct_store_epilogue.cuh; NDHWC only, act(acc [+ bias]) as `bias_when_given`).
+enum class EpilogueStore { tma, direct };
+
+// `EpilogueTile`: the TMA epilogue's sub-tile (CUTLASS's choice: 128x32 for the cooperative pair, 64x32 for a
 // ping-pong warpgroup; 64 wide writes an NDHWC y in 128-byte rows, NOTES.md v34-v37). `Math`: what it computes per
 // output (sm90_conv_common.cuh).
 template <class TileShape, class ClusterShape, class KernelSchedule, class TileSchedulerTag,
           class LayoutD = cutlass::layout::RowMajor,
           class EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto,
-          EpilogueMath Math = EpilogueMath::linear_combination>
+          EpilogueMath Math = EpilogueMath::linear_combination, EpilogueStore Store = EpilogueStore::tma>
 struct PersistentConv {
   // Where y goes: NDHWC (row-major [M, K]) or, for one image, NCDHW (column-major [M, K]).
   static constexpr OutputOrder kOutput =
       std::is_same_v<LayoutD, cutlass::layout::ColumnMajor> ? OutputOrder::ncdhw_one_image : OutputOrder::ndhwc;
+  static_assert(Store == EpilogueStore::tma || kOutput == OutputOrder::ndhwc, "direct stores write NDHWC rows only");
   using EpiSchedule = EpilogueScheduleFor<KernelSchedule>;
-  using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+  using TmaEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
       EpilogueTile, Accumulator, Accumulator,
       void, LayoutD, kAlignment, Element, LayoutD, kAlignment,
       typename EpiSchedule::type, EpilogueFusion<Math, TileShape>>::CollectiveOp;
+  using Epilogue = std::conditional_t<Store == EpilogueStore::direct, DirectStoreCollective, TmaEpilogue>;
 
   // Shared memory left for the mainloop: the epilogue's buffers and the persistent kernel's scheduler/barrier
   // storage (1 KiB covers the latter) come first; the rest becomes pipeline stages.

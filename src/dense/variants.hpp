@@ -45,6 +45,9 @@ Variant v45_streamk_256x128x64_biaswhengiven();
 Variant v46_streamk_256x128x64_c2x1_biaswhengiven();
 Variant v47_persistent_256x128x64_planes8();
 Variant v48_pingpong_128x128x64_planes8();
+Variant v49_persistent_256x128x64_directstore();
+Variant v50_pingpong_128x128x64_directstore();
+Variant v51_persistent_256x96x32_c2x1_directstore();
 // Our own mainloop: one input row's halo staged once for all taps along W (halo_conv.cuh).
 Variant v26_halo_256x96x32();
 Variant v27_halo_256x128x32();
