@@ -60,8 +60,7 @@ struct DirectStoreEpilogue {
   struct SharedStorage {};
   struct Arguments {
     FlatBiasActArguments thread{};
-    Element const* ptr_C = nullptr;  // unused; kept for the argument builder
-    StrideC dC{};
+    StrideC dC{};  // no C is read; the argument builder sets it with dD for the TMA epilogues
     Element* ptr_D = nullptr;
     StrideD dD{};
   };
