@@ -85,14 +85,13 @@ def _plan(x_shape, w_shape, stride, padding, dilation, groups, activation):
     if activation not in _ACTIVATIONS:
         raise RuntimeError(f"unknown activation {activation!r}: expected None or 'silu'")
     # An unbatched input (F.conv3d takes [C, D, H, W] as well as [N, C, D, H, W]): one dimension fewer than the
-    # weight. The caller runs it as a batch of one.
+    # weight. The caller runs it as a batch of one, whose own plan is the one that counts.
     rank = len(w_shape)
     if rank in (3, 4, 5) and len(x_shape) not in (rank - 1, rank):
         raise RuntimeError(f"Expected {rank - 1}D (unbatched) or {rank}D (batched) input to conv{rank - 2}d, but got "
                            f"input of size: {list(x_shape)}")
-    unbatched = len(x_shape) == rank - 1
-    if unbatched:
-        x_shape = (1, *x_shape)
+    if len(x_shape) == rank - 1:
+        return None, None, None, True
     n = len(x_shape) - 2
     if n not in (1, 2, 3):
         raise RuntimeError(f"Expected 3D, 4D or 5D (batched) input to conv1d/conv2d/conv3d, but got input of size: "
@@ -118,7 +117,7 @@ def _plan(x_shape, w_shape, stride, padding, dilation, groups, activation):
     channels_last = {2: torch.channels_last, 3: torch.channels_last_3d}.get(n)
     params = _Params(_Int64x3(*stride), _Int64x3(*lo), _Int64x3(*hi), _Int64x3(*dilation), groups,
                      _ACTIVATIONS[activation])
-    return (x_shape[0], w_shape[0], *out_spatial), channels_last, params, unbatched
+    return (x_shape[0], w_shape[0], *out_spatial), channels_last, params, False
 
 
 def _hashable(value):
