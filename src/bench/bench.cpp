@@ -28,7 +28,7 @@ std::vector<const Variant*> variants_for(const Suite& suite, const BenchOptions&
     }
     return out;
   }
-  out = reg.family(suite.name);
+  out = reg.family(suite.family);
   if (const Variant* anchor = reg.find("cudnn")) out.push_back(anchor);
   return out;
 }

@@ -82,7 +82,7 @@ BenchRow bench_variant(const Variant& v, const ConvProblem& p, const BenchOption
 void time_passing_round_robin(const std::vector<const Variant*>& variants, std::vector<BenchRow>& rows,
                               const ConvProblem& p, const BenchOptions& opt, uint64_t seed, cudaStream_t stream);
 
-// Runs one suite case for the family's variants (suite.name picks the family). Ceilings give the floor.
+// Runs one suite case for its family's variants (suite.family). Ceilings give the floor.
 std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const BenchOptions& opt,
                                  const Ceilings& ceilings);
 

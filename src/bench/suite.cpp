@@ -28,7 +28,7 @@ ConvProblem SuiteCase::problem(DType dtype, Layout layout, Activation activation
   return ConvProblem::dense(N, C, K, input, kernel, p, dtype, layout, bias);
 }
 
-SuiteCase parse_suite_case(const nlohmann::json& c, const std::string& suite_name, const std::string& where) {
+SuiteCase parse_suite_case(const nlohmann::json& c, const std::string& family, const std::string& where) {
   SuiteCase sc;
   sc.name = c.at("name").get<std::string>();
   const std::string at = where + " case " + sc.name;
@@ -42,8 +42,8 @@ SuiteCase parse_suite_case(const nlohmann::json& c, const std::string& suite_nam
   sc.padding = triple(c, "padding", 0, at);
   sc.dilation = triple(c, "dilation", 1, at);
   sc.bias = c.value("bias", false);
-  // The depthwise suite is groups == C by definition; others may say so explicitly.
-  sc.groups = c.value("groups", suite_name == "depthwise" ? sc.C : int64_t{1});
+  // The depthwise family is groups == C by definition; others may say so explicitly.
+  sc.groups = c.value("groups", family == "depthwise" ? sc.C : int64_t{1});
   return sc;
 }
 
@@ -68,8 +68,9 @@ Suite load_suite(const std::string& path) {
   Suite s;
   try {
     s.name = j.at("suite").get<std::string>();
+    s.family = j.value("family", s.name);
     s.about = j.value("about", "");
-    for (const auto& c : j.at("cases")) s.cases.push_back(parse_suite_case(c, s.name, path));
+    for (const auto& c : j.at("cases")) s.cases.push_back(parse_suite_case(c, s.family, path));
   } catch (const nlohmann::json::exception& e) {
     throw Error("suite file " + path + ": " + e.what());
   }

@@ -20,7 +20,8 @@ struct SuiteCase {
 };
 
 struct Suite {
-  std::string name;   // "depthwise" | "dense"
+  std::string name;    // the file's "suite": "depthwise", "dense", "dense-vae", ...
+  std::string family;  // the variants it runs: the file's "family", else its name
   std::string about;
   std::vector<SuiteCase> cases;
   const SuiteCase& find(const std::string& case_name) const;  // throws Error listing the names
@@ -28,7 +29,7 @@ struct Suite {
 
 // One case of a suite file (also the body of a `kforge run` task file); `where` starts its error messages.
 // Throws nlohmann::json exceptions for missing or mistyped fields, kforge::Error for malformed lists.
-SuiteCase parse_suite_case(const nlohmann::json& c, const std::string& suite_name, const std::string& where);
+SuiteCase parse_suite_case(const nlohmann::json& c, const std::string& family, const std::string& where);
 
 // Parses a suite file; throws kforge::Error naming the file and the offending field.
 Suite load_suite(const std::string& path);

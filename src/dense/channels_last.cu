@@ -163,8 +163,9 @@ __global__ void pack_channels_last_kernel(const Bits16* __restrict__ src, Bits16
   }
 }
 
-// Packed (n, d, h, w, k) -> any rank-5 strided view (n, k, d, h, w).
-__global__ void unpack_channels_last_kernel(const Bits16* __restrict__ src, Bits16* __restrict__ dst, Strided5 v) {
+// Packed (n, d, h, w, k_padded) -> any rank-5 strided view (n, k, d, h, w): the first k channels.
+__global__ void unpack_channels_last_kernel(const Bits16* __restrict__ src, Bits16* __restrict__ dst, Strided5 v,
+                                            int64_t k_padded) {
   const int64_t total = v.sizes[0] * v.sizes[1] * v.sizes[2] * v.sizes[3] * v.sizes[4];
   for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
     int64_t r = e;
@@ -173,7 +174,8 @@ __global__ void unpack_channels_last_kernel(const Bits16* __restrict__ src, Bits
     const int64_t h = r % v.sizes[3]; r /= v.sizes[3];
     const int64_t d = r % v.sizes[2];
     const int64_t n = r / v.sizes[2];
-    dst[n * v.strides[0] + k * v.strides[1] + d * v.strides[2] + h * v.strides[3] + w * v.strides[4]] = src[e];
+    const int64_t from = (((n * v.sizes[2] + d) * v.sizes[3] + h) * v.sizes[4] + w) * k_padded + k;
+    dst[n * v.strides[0] + k * v.strides[1] + d * v.strides[2] + h * v.strides[3] + w * v.strides[4]] = src[from];
   }
 }
 
@@ -216,6 +218,8 @@ std::string output_order_refusal(const ConvProblem& p, OutputOrder out) {
   if (out == OutputOrder::ndhwc) return "";
   const int64_t plane = p.Ho * p.Wo, volume = p.Do * plane;
   if (p.N != 1) return "writes the NCDHW output of one image (N == 1), but N=" + std::to_string(p.N);
+  if (p.K % kChannelAlignment != 0)
+    return "writes y's channels in place, but K % 8 != 0 (K=" + std::to_string(p.K) + " is padded and staged)";
   const auto& ys = p.y_strides;
   if (ys[1] != volume || ys[2] != plane || ys[3] != p.Wo || ys[4] != 1)
     return "writes a packed NCDHW output, but y's strides are not (layout " + std::string(layout_name(p.y_layout())) +
@@ -229,33 +233,38 @@ std::string output_order_refusal(const ConvProblem& p, OutputOrder out) {
 
 std::string channels_last_refusal(const ConvProblem& p) {
   if (p.groups != 1) return "groups == 1 only (got " + std::to_string(p.groups) + ")";
-  if (p.K % kChannelAlignment != 0) return "K % 8 != 0 (the output is not staged for padding)";
   return "";
 }
 
 ChannelsLastPlan plan_channels_last(const ConvProblem& p, OutputOrder out) {
-  KF_CHECK(p.groups == 1 && p.K % kChannelAlignment == 0 && dtype_size(p.dtype) == sizeof(Bits16),
-           "channels-last staging: needs groups 1, K % 8 == 0 and 16-bit elements, got " + p.describe());
+  KF_CHECK(p.groups == 1 && dtype_size(p.dtype) == sizeof(Bits16),
+           "channels-last staging: needs groups 1 and 16-bit elements, got " + p.describe());
   const std::string refusal = output_order_refusal(p, out);
   KF_CHECK(refusal.empty(), "channels-last staging: the kernel " + refusal);
   ChannelsLastPlan plan;
   plan.inner = p;
   ConvProblem& in = plan.inner;
   in.C = round_up(p.C, kChannelAlignment);
+  in.K = round_up(p.K, kChannelAlignment);
   in.x_strides = channels_last_strides({in.N, in.C, in.D, in.H, in.W});
   in.w_strides = channels_last_strides({in.K, in.C, in.T, in.R, in.S});
-  // The kernel writes y in place when it writes the caller's order (and TMA can take y's address).
-  const bool y_in_place = out == OutputOrder::ncdhw_one_image || (p.y_layout() == Layout::ndhwc && !p.unaligned.y);
+  // The kernel writes y in place when it writes the caller's order and channel count (and TMA can take y's address).
+  const bool padded_k = in.K != p.K;
+  const bool y_in_place = out == OutputOrder::ncdhw_one_image ||
+                          (p.y_layout() == Layout::ndhwc && !p.unaligned.y && !padded_k);
   in.y_strides = out == OutputOrder::ncdhw_one_image ? p.y_strides
                                                      : channels_last_strides({in.N, in.K, in.Do, in.Ho, in.Wo});
-  const bool padded = in.C != p.C;
+  const bool padded_c = in.C != p.C;
   const size_t e = dtype_size(p.dtype);
-  plan.stage_x = padded || p.x_layout() != Layout::ndhwc || p.unaligned.x;
-  plan.stage_w = padded || p.w_layout() != Layout::ndhwc || p.unaligned.w;
+  plan.stage_x = padded_c || p.x_layout() != Layout::ndhwc || p.unaligned.x;
+  plan.stage_w = padded_c || padded_k || p.w_layout() != Layout::ndhwc || p.unaligned.w;
+  // The epilogues read a bias entry per (padded) output channel, in 16-byte pieces.
+  plan.stage_bias = p.has_bias && (padded_k || p.unaligned.bias);
   plan.stage_y = !y_in_place;
   // Rounded to 256 bytes so every staged tensor starts TMA-aligned.
   if (plan.stage_x) plan.x_bytes = round_up(in.x_numel() * e, 256);
   if (plan.stage_w) plan.w_bytes = round_up(in.w_numel() * e, 256);
+  if (plan.stage_bias) plan.bias_bytes = round_up(in.K * e, 256);
   if (plan.stage_y) plan.y_bytes = round_up(in.y_numel() * e, 256);
   return plan;
 }
@@ -263,34 +272,43 @@ ChannelsLastPlan plan_channels_last(const ConvProblem& p, OutputOrder out) {
 StagedArgs stage_inputs(const ChannelsLastPlan& plan, const ConvProblem& p, const ConvArgs& a, void* staging,
                         cudaStream_t s) {
   char* base = static_cast<char*>(staging);
-  StagedArgs out{a.x, a.w, a.y};
-  const int64_t cp = plan.inner.C;
+  StagedArgs out{a.x, a.w, a.bias, a.y};
+  const int64_t cp = plan.inner.C, kp = plan.inner.K;
+  const size_t e = dtype_size(p.dtype);
   if (plan.stage_x) {
     stage_input(a.x, base, {p.N, p.C, p.D, p.H, p.W}, p.x_strides, p.x_layout(), cp, s);
     out.x = base;
   }
   if (plan.stage_w) {
-    void* w = base + plan.x_bytes;
+    char* w = base + plan.x_bytes;
+    const int64_t filter = p.T * p.R * p.S * cp;  // one output channel's KTRSC filter, C padded
+    if (kp != p.K) KF_CUDA_CHECK(cudaMemsetAsync(w + p.K * filter * e, 0, (kp - p.K) * filter * e, s));
     stage_input(a.w, w, {p.K, p.C, p.T, p.R, p.S}, p.w_strides, p.w_layout(), cp, s);
     out.w = w;
   }
-  if (plan.stage_y) out.y = base + plan.x_bytes + plan.w_bytes;
+  if (plan.stage_bias) {
+    char* bias = base + plan.x_bytes + plan.w_bytes;
+    KF_CUDA_CHECK(cudaMemsetAsync(bias + p.K * e, 0, (kp - p.K) * e, s));
+    KF_CUDA_CHECK(cudaMemcpyAsync(bias, a.bias, p.K * e, cudaMemcpyDeviceToDevice, s));
+    out.bias = bias;
+  }
+  if (plan.stage_y) out.y = base + plan.x_bytes + plan.w_bytes + plan.bias_bytes;
   return out;
 }
 
 void finish_output(const ChannelsLastPlan& plan, const ConvProblem& p, const StagedArgs& staged, void* y,
                    cudaStream_t s) {
   if (!plan.stage_y) return;
-  const int64_t spatial = p.Do * p.Ho * p.Wo;
+  const int64_t spatial = p.Do * p.Ho * p.Wo, kp = plan.inner.K;
   if (p.y_layout() == Layout::ncdhw) {
-    // [n][spatial][k] -> [n][k][spatial]
-    transpose_pad(staged.y, y, p.N, spatial, spatial, p.K, spatial * p.K, p.K, p.y_strides[0], p.y_strides[1], s);
+    // [n][spatial][kp] -> [n][k][spatial], the first k channels
+    transpose_pad(staged.y, y, p.N, spatial, spatial, p.K, spatial * kp, kp, p.y_strides[0], p.y_strides[1], s);
     return;
   }
   const int64_t total = p.y_numel();
   unpack_channels_last_kernel<<<grid_for(total), 256, 0, s>>>(static_cast<const Bits16*>(staged.y),
                                                               static_cast<Bits16*>(y),
-                                                              strided({p.N, p.K, p.Do, p.Ho, p.Wo}, p.y_strides));
+                                                              strided({p.N, p.K, p.Do, p.Ho, p.Wo}, p.y_strides), kp);
   KF_LAUNCH_CHECK();
 }
 

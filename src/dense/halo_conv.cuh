@@ -142,6 +142,18 @@ __device__ inline uint64_t swizzled_desc(uint32_t addr) {
 template <int BN>
 struct Wgmma;
 template <>
+struct Wgmma<16> {
+  using Op = cute::SM90::GMMA::MMA_64x16x16_F32BF16BF16_SS<cute::SM90::GMMA::Major::K, cute::SM90::GMMA::Major::K>;
+};
+template <>
+struct Wgmma<32> {
+  using Op = cute::SM90::GMMA::MMA_64x32x16_F32BF16BF16_SS<cute::SM90::GMMA::Major::K, cute::SM90::GMMA::Major::K>;
+};
+template <>
+struct Wgmma<64> {
+  using Op = cute::SM90::GMMA::MMA_64x64x16_F32BF16BF16_SS<cute::SM90::GMMA::Major::K, cute::SM90::GMMA::Major::K>;
+};
+template <>
 struct Wgmma<96> {
   using Op = cute::SM90::GMMA::MMA_64x96x16_F32BF16BF16_SS<cute::SM90::GMMA::Major::K, cute::SM90::GMMA::Major::K>;
 };

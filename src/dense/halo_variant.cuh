@@ -67,7 +67,7 @@ void halo_launch(const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
   hp.num_tiles = int64_t{hp.k_tiles} * hp.w_tiles * row_groups * in.Do * in.N;
   hp.y_n = in.y_strides[0], hp.y_d = in.y_strides[2], hp.y_h = in.y_strides[3], hp.y_w = in.y_strides[4];
   hp.y = static_cast<__nv_bfloat16*>(staged.y);
-  hp.bias = static_cast<const __nv_bfloat16*>(a.bias);
+  hp.bias = static_cast<const __nv_bfloat16*>(staged.bias);
   hp.silu = p.activation == Activation::silu;
 
   const int64_t clusters = std::min<int64_t>(hp.num_tiles, current_sm_count() / kCluster);

@@ -61,6 +61,8 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v49_persistent_256x128x64_directstore());
   r.add(dense::v50_pingpong_128x128x64_directstore());
   r.add(dense::v51_persistent_256x96x32_c2x1_directstore());
+  r.add(dense::v52_persistent_256x128x32_stages8());
+  r.add(dense::v55_persistent_256x128x32_stages8_mmas2());
   // Measured (NOTES.md, "Halo rows"); v30 is the tile rule's pick where rows fill 256-pixel tiles.
   r.add(dense::v26_halo_256x96x32());
   r.add(dense::v27_halo_256x128x32());
@@ -68,6 +70,9 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v29_halo_256x128x32_c2x1());
   r.add(dense::v30_halo_256x96x32_c2x1_d8());
   r.add(dense::v31_halo_256x128x32_c2x1_d8());
+  r.add(dense::v53_halo_256x16x32_d8());
+  r.add(dense::v54_halo_256x32x32_d8());
+  r.add(dense::v56_halo_256x64x32_d8());
 }
 
 const Variant* choose_dense(const ConvProblem& p, std::string* why) {
@@ -109,14 +114,26 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // timed alone, 25.7 against 26.5 ms per two of Wan's residual blocks (bench/decoder_block.py), though v21 wins a
   // round-robin of the two alone (NOTES.md, "Halo rows").
   // Asked only where the rule gets that far (its refusal checks are not free, and dispatch runs per call).
-  auto rows_fill_halo_tiles = [&] {
-    const int64_t tiled_row = (p.Wo + 255) / 256 * 256;
-    const Variant* halo = reg.find("dense_v30_halo_256x96x32_c2x1_d8");
-    return tiled_row * 16 <= p.Wo * 17 && halo && halo->accepts(p).empty();
+  const int64_t tiled_row = (p.Wo + 255) / 256 * 256;
+  auto halo_takes = [&](const char* name, int64_t fill_num, int64_t fill_den) {  // rows fill tiles to fill_num/den
+    const Variant* halo = reg.find(name);
+    return tiled_row * fill_num <= p.Wo * fill_den && halo && halo->accepts(p).empty();
   };
+  auto rows_fill_halo_tiles = [&] { return halo_takes("dense_v30_halo_256x96x32_c2x1_d8", 16, 17); };
+  // Few output channels (the heads of video VAEs: RGB, K = 3 padded to 8; an encoder's 2 x 16 latent channels;
+  // LTX-Video's 48-channel patch head): the halo-row kernel with the narrowest N tile that covers K, where rows fill
+  // at least half its 256-pixel tiles. The 96- and 128-wide tiles multiply 2-12x the zero filters (dense-vae suite,
+  // 2026-12-03 19:38 UTC, NDHWC / NCDHW: wan21_head v53 1.37 / 2.40 ms against v30 4.41 / 5.56 and cuDNN 2.66 /
+  // 3.75; wan21_enc_head (rows 62% of a tile) v54 0.046 / 0.078 against v7 0.091 / 0.122; ltx_head v56 0.33 / 0.59
+  // against v7 0.56 / 0.84).
+  const char* narrow_halo = p.K <= 16   ? "dense_v53_halo_256x16x32_d8"
+                            : p.K <= 32 ? "dense_v54_halo_256x32x32_d8"
+                            : p.K <= 64 ? "dense_v56_halo_256x64x32_d8"
+                                        : nullptr;
   const int64_t sms = 132;  // H100 SXM / H200: the rule was fitted there (the autotune cache covers the rest)
   const bool k96_narrow = p.K <= 96 && narrow_last_chunk;
   const std::string tile = p.C <= 16                               ? "dense_v36_persistent_256x128x16_e128x64"
+                           : narrow_halo && halo_takes(narrow_halo, 1, 2) ? narrow_halo
                            : k_blocks <= 8 || big_tiles < 2 * sms ? "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven"
                            : k96_narrow && rows_fill_halo_tiles() ? "dense_v30_halo_256x96x32_c2x1_d8"
                            : k96_narrow                           ? "dense_v21_persistent_256x96x32_c2x1"
@@ -141,6 +158,7 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
     if (v && v->accepts(p).empty()) {
       const char* rule = name == first
                              ? "tile rule: K tile 16 when C <= 16, ping-pong 128x128 for short K loops or small grids, "
+                               "halo rows with an N tile of 16, 32 or 64 for K_out <= 64, "
                                "else the N tile with the least padding (96, 128, 192; K tile 32 in 2x1 clusters where "
                                "C % 64 is in (0, 32] with K_out <= 96, as halo rows where rows fill 256-pixel tiles) "
                                "or 128x256 in 2x1 clusters; "

@@ -109,11 +109,13 @@ enum class EpilogueStore { tma, direct };
 
 // `EpilogueTile`: the TMA epilogue's sub-tile (CUTLASS's choice: 128x32 for the cooperative pair, 64x32 for a
 // ping-pong warpgroup; 64 wide writes an NDHWC y in 128-byte rows, NOTES.md v34-v37). `Math`: what it computes per
-// output (sm90_conv_common.cuh).
+// output (sm90_conv_common.cuh). `MmasInFlight`: K blocks of wgmma a consumer leaves queued behind the one it
+// issues (CUTLASS's default 1): the work the tensor cores hold while the consumer waits for the next stage (v55).
 template <class TileShape, class ClusterShape, class KernelSchedule, class TileSchedulerTag,
           class LayoutD = cutlass::layout::RowMajor,
           class EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto,
-          EpilogueMath Math = EpilogueMath::linear_combination, EpilogueStore Store = EpilogueStore::tma>
+          EpilogueMath Math = EpilogueMath::linear_combination, EpilogueStore Store = EpilogueStore::tma,
+          int MmasInFlight = 1>
 struct PersistentConv {
   // Where y goes: NDHWC (row-major [M, K]) or, for one image, NCDHW (column-major [M, K]).
   static constexpr OutputOrder kOutput =
@@ -151,7 +153,7 @@ struct PersistentConv {
   using CopyB = decltype(cutlass::gemm::collective::detail::sm90_cluster_shape_to_tma_atom(shape<0>(ClusterShape{})));
 
   using Policy = cutlass::conv::MainloopSm90TmaGmmaWarpSpecializedImplicitGemm<
-      cutlass::conv::Operator::kFprop, kStages, 3, ClusterShape, KernelSchedule>;
+      cutlass::conv::Operator::kFprop, kStages, 3, ClusterShape, KernelSchedule, MmasInFlight>;
   using Mainloop = ConvMainloopAdapter<cutlass::conv::collective::CollectiveConv<
       Policy, TileShape, Element, Element, TiledMma,
       cutlass::conv::collective::detail::Sm90ImplicitGemmTileTraits<CopyA, SmemLayoutA>,

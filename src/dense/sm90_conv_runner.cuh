@@ -59,7 +59,6 @@ Variant make_variant(std::string name, std::string idea, std::string source, Out
     if (std::string why = bf16_sm90a_refusal(p); !why.empty()) return why;
     if (std::string why = channels_last_refusal(p); !why.empty()) return why;
     if (std::string why = output_order_refusal(p, out); !why.empty()) return why;
-    if (p.unaligned.bias) return "the epilogue reads the bias in place, but its data pointer is not 16-byte aligned";
     const ChannelsLastPlan plan = plan_channels_last(p, out);
     const ConvProblem& in = plan.inner;
     constexpr int64_t int_max = std::numeric_limits<int>::max();
@@ -84,7 +83,7 @@ Variant make_variant(std::string name, std::string idea, std::string source, Out
   auto launch = [arguments, out](const ConvProblem& p, const ConvArgs& a, cudaStream_t s) {
     const ChannelsLastPlan plan = plan_channels_last(p, out);
     const StagedArgs staged = stage_inputs(plan, p, a, a.workspace, s);
-    auto args = arguments(plan.inner, staged.x, staged.w, a.bias, staged.y, hardware_info());
+    auto args = arguments(plan.inner, staged.x, staged.w, staged.bias, staged.y, hardware_info());
     void* cutlass_ws = static_cast<char*>(a.workspace) + plan.staging_bytes();
     run_cutlass<typename Conv::Device>(args, cutlass_ws, s, p);
     finish_output(plan, p, staged, a.y, s);

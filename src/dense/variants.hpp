@@ -48,6 +48,8 @@ Variant v48_pingpong_128x128x64_planes8();
 Variant v49_persistent_256x128x64_directstore();
 Variant v50_pingpong_128x128x64_directstore();
 Variant v51_persistent_256x96x32_c2x1_directstore();
+Variant v52_persistent_256x128x32_stages8();
+Variant v55_persistent_256x128x32_stages8_mmas2();
 // Our own mainloop: one input row's halo staged once for all taps along W (halo_conv.cuh).
 Variant v26_halo_256x96x32();
 Variant v27_halo_256x128x32();
@@ -55,6 +57,9 @@ Variant v28_halo_256x96x32_c2x1();
 Variant v29_halo_256x128x32_c2x1();
 Variant v30_halo_256x96x32_c2x1_d8();
 Variant v31_halo_256x128x32_c2x1_d8();
+Variant v53_halo_256x16x32_d8();
+Variant v54_halo_256x32x32_d8();
+Variant v56_halo_256x64x32_d8();
 // Pointwise convs as GEMMs on the caller's tensors (no staging in either layout).
 Variant v12_pointwise_gemm_128x256x64_ncdhw();
 Variant v13_pointwise_gemm_256x128x64_ndhwc();

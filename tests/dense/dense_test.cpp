@@ -57,6 +57,10 @@ std::vector<ConvProblem> dense_problems() {
     out.push_back(dense_problem(1, 40, 136, {5, 4, 270}, {2, 3, 3}, params_of({2, 1, 1}, {1}, {}, {1, 1, 2}), l, true));
     // Two images of 11 output planes: one full 8-plane block of v30/v31's tile walk and a partial one per image.
     out.push_back(dense_problem(2, 16, 32, {11, 3, 20}, {3, 3, 3}, same1, l, true));
+    // K % 8 != 0 (filters, bias and y padded to 8 channels, y staged): a decoder's RGB head over rows of two halo
+    // tiles (v53), and K = 20 over two 16-wide N tiles (v53) or one 32-wide one (v54).
+    out.push_back(dense_problem(1, 32, 3, {4, 6, 300}, {3, 3, 3}, same1, l, true));
+    out.push_back(dense_problem(1, 16, 20, {4, 6, 7}, {3, 3, 3}, same1, l, true));
     // v47/v48's plane-blocked walk: 21 output planes of 640 pixels, two full 8-plane blocks and a partial one for
     // both the 256- and the 128-pixel M tile.
     out.push_back(dense_problem(1, 16, 32, {21, 16, 40}, {3, 3, 3}, same1, l, true));
@@ -77,7 +81,6 @@ std::vector<ConvProblem> dense_problems() {
   ConvParams two_groups = same1;
   two_groups.groups = 2;
   out.push_back(dense_problem(1, 16, 16, {4, 6, 7}, {3, 3, 3}, two_groups, Layout::ndhwc, true));
-  out.push_back(dense_problem(1, 16, 20, {4, 6, 7}, {3, 3, 3}, same1, Layout::ndhwc, true));  // K % 8 != 0
   return out;
 }
 
@@ -103,7 +106,8 @@ TEST(DenseAccepts, TensorCoreVariantsStateTheirLimits) {
   const ConvProblem odd_volume = dense_problem(1, 16, 32, {5, 17, 19}, {3, 3, 3}, same1, Layout::ncdhw, true);
   const ConvProblem f16 = dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16);
   const ConvProblem groups = dense_problem(1, 16, 16, {4, 6, 7}, {3, 3, 3}, grouped, Layout::ndhwc, true);
-  const ConvProblem odd_k = dense_problem(1, 16, 20, {4, 6, 7}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  // K % 8 != 0: padded and staged by the channels-last plan, which the kernels writing y in place cannot take.
+  const ConvProblem odd_k = dense_problem(1, 16, 20, {4, 6, 8}, {3, 3, 3}, same1, Layout::ncdhw, true);
   int checked = 0;
   for (const Variant* v : Registry::instance().family("dense")) {
     if (!is_tensor_core_variant(*v) || is_pointwise_gemm(*v)) continue;  // pointwise: the test below
@@ -113,13 +117,14 @@ TEST(DenseAccepts, TensorCoreVariantsStateTheirLimits) {
       EXPECT_NE(v->accepts(ok_ndhwc).find("packed NCDHW"), std::string::npos) << v->accepts(ok_ndhwc);
       EXPECT_NE(v->accepts(two_images).find("N == 1"), std::string::npos) << v->accepts(two_images);
       EXPECT_NE(v->accepts(odd_volume).find("% 8"), std::string::npos) << v->accepts(odd_volume);
+      EXPECT_NE(v->accepts(odd_k).find("K % 8"), std::string::npos) << v->name << ": " << v->accepts(odd_k);
     } else {
       EXPECT_EQ(v->accepts(ok_ndhwc), "") << v->name;
       EXPECT_EQ(v->accepts(two_images), "") << v->name;
+      EXPECT_EQ(v->accepts(odd_k), "") << v->name;
     }
     EXPECT_NE(v->accepts(f16).find("bf16"), std::string::npos) << v->name << ": " << v->accepts(f16);
     EXPECT_NE(v->accepts(groups).find("groups"), std::string::npos) << v->name << ": " << v->accepts(groups);
-    EXPECT_NE(v->accepts(odd_k).find("K % 8"), std::string::npos) << v->name << ": " << v->accepts(odd_k);
   }
   EXPECT_GE(checked, 6) << "the CUTLASS anchor and our persistent kernels should be registered";
 }
@@ -297,6 +302,26 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   EXPECT_EQ(choose_variant(stem).name, "dense_v36_persistent_256x128x16_e128x64");
 }
 
+// Few output channels: halo rows with the narrowest N tile covering K where rows fill half a 256-pixel tile or more;
+// elsewhere (narrow rows, stride 2 along W) the tile rule as before, y staged with K padded to 8.
+TEST(DenseAccepts, DispatchGivesFewOutputChannelsANarrowTile) {
+  const testing::ScopedEnv rule_only("KFORGE_AUTOTUNE", "0");
+  const ConvParams unit = params_of({1}, {0}, {}, {1});
+  auto pick = [&](int64_t K, int64_t W, const ConvParams& params, Layout l) {
+    return choose_variant(dense_problem(1, 96, K, {6, 34, W}, {3, 3, 3}, params, l, true)).name;
+  };
+  EXPECT_EQ(pick(3, 1282, unit, Layout::ndhwc), "dense_v53_halo_256x16x32_d8");   // an RGB head
+  EXPECT_EQ(pick(3, 1282, unit, Layout::ncdhw), "dense_v53_halo_256x16x32_d8");
+  EXPECT_EQ(pick(16, 162, unit, Layout::ndhwc), "dense_v53_halo_256x16x32_d8");   // rows of 160: 62% of a tile
+  EXPECT_EQ(pick(32, 162, unit, Layout::ncdhw), "dense_v54_halo_256x32x32_d8");
+  EXPECT_EQ(pick(48, 194, unit, Layout::ndhwc), "dense_v56_halo_256x64x32_d8");
+  EXPECT_EQ(pick(64, 1282, unit, Layout::ndhwc), "dense_v56_halo_256x64x32_d8");
+  EXPECT_EQ(pick(72, 1282, unit, Layout::ndhwc), "dense_v30_halo_256x96x32_c2x1_d8");  // past 64: the 96-wide tile
+  EXPECT_EQ(pick(3, 102, unit, Layout::ndhwc), "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");  // rows of 100
+  EXPECT_EQ(pick(3, 1282, params_of({1, 1, 2}, {0}, {}, {1}), Layout::ndhwc),
+            "dense_v21_persistent_256x96x32_c2x1");  // stride 2 along W: no halo rows
+}
+
 TEST(PlaneOrder, WalksEveryTileOnce) {
   for (int64_t tiles : {1, 7, 40, 53, 105, 1000}) {
     for (int64_t plane_tiles : {1, 3, 5, 56}) {
@@ -343,7 +368,7 @@ TEST(ChannelsLastPlan, StagesOnlyWhatTheKernelCannotRead) {
   const ConvParams same1 = params_of({1}, {1}, {}, {1});
   const ConvProblem ndhwc = dense_problem(2, 64, 32, {4, 5, 6}, {3, 3, 3}, same1, Layout::ndhwc, true);
   const dense::ChannelsLastPlan direct = dense::plan_channels_last(ndhwc);
-  EXPECT_FALSE(direct.stage_x || direct.stage_w || direct.stage_y);
+  EXPECT_FALSE(direct.stage_x || direct.stage_w || direct.stage_bias || direct.stage_y);
   EXPECT_EQ(direct.staging_bytes(), 0u);
 
   const ConvProblem ncdhw = dense_problem(2, 64, 32, {4, 5, 6}, {3, 3, 3}, same1, Layout::ncdhw, true);
@@ -363,6 +388,18 @@ TEST(ChannelsLastPlan, StagesOnlyWhatTheKernelCannotRead) {
   EXPECT_EQ(padded.w_bytes, size_t(16 * 27 * 8 * 2 + 255) / 256 * 256);
   EXPECT_EQ(padded.inner.x_strides[1], 1);
   EXPECT_EQ(padded.inner.x_strides[4], 8);
+
+  // K = 3 (an RGB head) in channels-last: filters, bias and y padded to 8 output channels; y staged and copied out.
+  const ConvProblem head = dense_problem(1, 16, 3, {4, 5, 6}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  const dense::ChannelsLastPlan head_plan = dense::plan_channels_last(head);
+  EXPECT_EQ(head_plan.inner.K, 8);
+  EXPECT_FALSE(head_plan.stage_x);
+  EXPECT_TRUE(head_plan.stage_w && head_plan.stage_bias && head_plan.stage_y);
+  EXPECT_EQ(head_plan.w_bytes, size_t(8 * 27 * 16 * 2 + 255) / 256 * 256);
+  EXPECT_EQ(head_plan.bias_bytes, 256u);
+  EXPECT_EQ(head_plan.y_bytes, size_t(4 * 5 * 6 * 8 * 2 + 255) / 256 * 256);
+  EXPECT_EQ(head_plan.inner.y_strides[4], 8);
+  EXPECT_FALSE(dense::output_order_refusal(head, dense::OutputOrder::ncdhw_one_image).empty());
 
   // Channels-last tensors at addresses TMA cannot take: staged like any other layout.
   TensorView x_shifted = dense_view({1, 64, 4, 5, 6}, DType::bf16, Layout::ndhwc);
