@@ -27,6 +27,7 @@
 #include <cute/arch/cluster_sm90.hpp>
 #include <cute/arch/copy_sm90_desc.hpp>
 #include <cute/arch/copy_sm90_tma.hpp>
+#include <cute/arch/mma_sm90.hpp>
 #include <cute/arch/mma_sm90_gmma.hpp>
 #include <cutlass/arch/barrier.h>
 #include <cutlass/arch/reg_reconfig.h>
@@ -139,28 +140,11 @@ __device__ inline uint64_t swizzled_desc(uint32_t addr) {
   return d;
 }
 
+// The m64 x BN x k16 bf16 wgmma (fp32 accumulators, both operands K-major in shared memory), as CuTe picks it.
 template <int BN>
-struct Wgmma;
-template <>
-struct Wgmma<16> {
-  using Op = cute::SM90::GMMA::MMA_64x16x16_F32BF16BF16_SS<cute::SM90::GMMA::Major::K, cute::SM90::GMMA::Major::K>;
-};
-template <>
-struct Wgmma<32> {
-  using Op = cute::SM90::GMMA::MMA_64x32x16_F32BF16BF16_SS<cute::SM90::GMMA::Major::K, cute::SM90::GMMA::Major::K>;
-};
-template <>
-struct Wgmma<64> {
-  using Op = cute::SM90::GMMA::MMA_64x64x16_F32BF16BF16_SS<cute::SM90::GMMA::Major::K, cute::SM90::GMMA::Major::K>;
-};
-template <>
-struct Wgmma<96> {
-  using Op = cute::SM90::GMMA::MMA_64x96x16_F32BF16BF16_SS<cute::SM90::GMMA::Major::K, cute::SM90::GMMA::Major::K>;
-};
-template <>
-struct Wgmma<128> {
-  using Op = cute::SM90::GMMA::MMA_64x128x16_F32BF16BF16_SS<cute::SM90::GMMA::Major::K, cute::SM90::GMMA::Major::K>;
-};
+using WgmmaOp = decltype(cute::SM90::GMMA::ss_op_selector<cute::bfloat16_t, cute::bfloat16_t, float,
+                                                          cute::Shape<cute::_64, cute::Int<BN>, cute::_16>,
+                                                          cute::SM90::GMMA::Major::K, cute::SM90::GMMA::Major::K>());
 
 template <class Op, size_t... I>
 __device__ inline void wgmma(uint64_t a, uint64_t b, float* acc, std::index_sequence<I...>) {
@@ -247,7 +231,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 
   cutlass::arch::warpgroup_reg_alloc<224>();
-  using Op = typename Wgmma<BN>::Op;
+  using Op = WgmmaOp<BN>;
   constexpr int kAcc = BN / 2;  // fp32 accumulators per thread of one m64 x BN wgmma
   const int half = warpgroup - 1;  // this warpgroup's 128 pixels of the tile
   float acc[2][kAcc];
