@@ -33,9 +33,10 @@ std::string progress_line(const std::string& case_name, const BenchRow& row, int
 
 TuneCommand::TuneCommand(CLI::App& app) {
   tune_ = app.add_subcommand("tune", "measure the fastest variant per suite case on this GPU (autotune cache)");
-  tune_->add_option("family", family_, "dense (the only family whose dispatch follows the cache)")
-      ->required()
-      ->check(CLI::IsMember({"dense"}));
+  tune_->add_option("suite", suite_,
+                    "a suite of the dense family (the only one whose dispatch follows the cache): dense, dense-vae, "
+                    "or a file of $KFORGE_SUITES")
+      ->required();
   tune_->add_option("--case", cases_, "case name (repeatable; default: every case of the suite)");
   tune_->add_option("--layout", layout_, "ncdhw | ndhwc | both (default)")
       ->check(CLI::IsMember({"ncdhw", "ndhwc", "both"}));
@@ -51,9 +52,12 @@ TuneCommand::TuneCommand(CLI::App& app) {
 }
 
 int TuneCommand::run() const {
-  if (int rc = require_gpu()) return rc;
-  const Suite suite = load_suite(find_suite_file(family_));
+  const Suite suite = load_suite(find_suite_file(suite_));
+  if (suite.family != "dense")
+    throw Error("tune takes a suite of the dense family, the only one whose dispatch follows the autotune cache, "
+                "but suite '" + suite.name + "' runs the " + suite.family + " family");
   for (const std::string& name : cases_) suite.find(name);  // an unknown --case is an error, before any work
+  if (int rc = require_gpu()) return rc;
   std::optional<HistoryDb> history;  // opened first: a locked or corrupt database fails before the run
   if (!no_history_) history.emplace(history_db_path(db_));
   const DType dtype = parse_dtype(dtype_);
@@ -73,10 +77,13 @@ int TuneCommand::run() const {
   for (const SuiteCase& c : suite.cases) {
     if (!cases_.empty() && std::find(cases_.begin(), cases_.end(), c.name) == cases_.end()) continue;
     for (Layout l : layouts) {
-      TuneResult r = tune_problem(c.problem(dtype, l), family_, opt, [&](const BenchRow& row, int i, int n) {
+      TuneResult r = tune_problem(c.problem(dtype, l), suite.family, opt, [&](const BenchRow& row, int i, int n) {
         std::cerr << "kforge tune: " << progress_line(c.name, row, i, n) << "\n";
       });
-      for (BenchRow& row : r.rows) row.case_name = c.name;
+      for (BenchRow& row : r.rows) {
+        row.suite = suite.name;
+        row.case_name = c.name;
+      }
       results.push_back(std::move(r));
     }
   }

@@ -24,7 +24,7 @@ class TuneCommand {
 
  private:
   CLI::App* tune_ = nullptr;
-  std::string family_ = "dense", layout_ = "both", dtype_ = "bf16", db_;
+  std::string suite_, layout_ = "both", dtype_ = "bf16", db_;
   std::vector<std::string> cases_;
   double max_seconds_ = 0.5;
   int finalists_ = 4;

@@ -194,7 +194,8 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   bench->add_option("--settle-ms", bench_args.settle_ms,
                     "with --interleave: untimed runs of a variant for this long before each of its turns (not counted "
-                    "in --max-seconds; kforge tune's final round uses 200)")
+                    "in --max-seconds, but the run stops once settling passes 4x the run's time limit; kforge tune's "
+                    "final round uses 200)")
       ->check(CLI::NonNegativeNumber);
   bench->add_flag("--no-time", bench_args.no_time, "check correctness only");
   bench->add_flag("--interleave", bench_args.interleave,

@@ -92,9 +92,9 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
     return v;
   }
   // Measured on the H200 suite (src/dense/NOTES.md): few input channels want the 16-wide K tile (a 64-wide one
-  // is mostly zero padding). Short K loops (<= 8 K-blocks) and grids of fewer than two waves of 256x128 tiles want
-  // the ping-pong kernel's 128x128 tiles (c512_k111 -6%, c64_stride2 -23% against the 256x128 tile). Else
-  // the N tile that wastes the least: 96 (K_out <= 96; a 32-channel K tile in 2x1 clusters when that wastes
+  // is mostly zero padding). Short K loops (<= 24 K-blocks; 8 until 2026-12-03) and grids of fewer than two waves
+  // of 256x128 tiles want the ping-pong kernel's 128x128 tiles (c512_k111 -6%, c64_stride2 -23% against the 256x128
+  // tile). Else the N tile that wastes the least: 96 (K_out <= 96; a 32-channel K tile in 2x1 clusters when that wastes
   // fewer channels), 128 (<= 128), 192 (a multiple of 192, not of 256) or 128x256 in 2x1 clusters (within 4% of
   // the best tile on every such case). The first two with 64-wide epilogue sub-tiles (y in 128-byte rows; v36, v37
   // against v6, v8 on 2026-12-02 16:47 UTC: c3_stem -3 to -5%, c512_k111 -4%, cog_spatialnorm -2%, c64_stride2 a tie),
@@ -132,9 +132,15 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
                                         : nullptr;
   const int64_t sms = 132;  // H100 SXM / H200: the rule was fitted there (the autotune cache covers the rest)
   const bool k96_narrow = p.K <= 96 && narrow_last_chunk;
+  // Ping-pong hides each tile's epilogue under the other warpgroup's MMAs: it pays up to 24 K-blocks per tile
+  // (dense-vae, 2026-12-03 22:40 UTC round-robin: wan21_time_conv, 18 K-blocks, v43 0.0438 ms against v4's 0.0482),
+  // unless its 128-wide N tile pads K_out where the 192-wide one does not (wan21_shortcut_384_192, K_out 192: v43
+  // 0.408 ms against v9's 0.347, 22:55 UTC round-robin).
+  const bool k192_exact = p.K > 128 && p.K % 192 == 0 && p.K % 128 != 0;
+  const bool pingpong = (k_blocks <= 24 || big_tiles < 2 * sms) && !k192_exact;
   const std::string tile = p.C <= 16                               ? "dense_v36_persistent_256x128x16_e128x64"
                            : narrow_halo && halo_takes(narrow_halo, 1, 2) ? narrow_halo
-                           : k_blocks <= 8 || big_tiles < 2 * sms ? "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven"
+                           : pingpong                             ? "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven"
                            : k96_narrow && rows_fill_halo_tiles() ? "dense_v30_halo_256x96x32_c2x1_d8"
                            : k96_narrow                           ? "dense_v21_persistent_256x96x32_c2x1"
                            : p.K <= 96                            ? "dense_v7_persistent_256x96x64"
@@ -157,7 +163,8 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
     const Variant* v = reg.find(name);
     if (v && v->accepts(p).empty()) {
       const char* rule = name == first
-                             ? "tile rule: K tile 16 when C <= 16, ping-pong 128x128 for short K loops or small grids, "
+                             ? "tile rule: K tile 16 when C <= 16, ping-pong 128x128 for short K loops or small grids "
+                               "(not where K_out is a multiple of 192 that 128 does not divide), "
                                "halo rows with an N tile of 16, 32 or 64 for K_out <= 64, "
                                "else the N tile with the least padding (96, 128, 192; K tile 32 in 2x1 clusters where "
                                "C % 64 is in (0, 32] with K_out <= 96, as halo rows where rows fill 256-pixel tiles) "

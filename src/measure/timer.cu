@@ -136,18 +136,27 @@ class StopRule {
  public:
   using Clock = std::chrono::steady_clock;
   explicit StopRule(const TimerOptions& opt) : opt_(opt), began_(Clock::now()) {}
-  void leave_out(Clock::duration settling) { began_ += settling; }
+  // Settling is left out of the sampling time, up to kSettleShare times max_seconds in all: past that it stops the
+  // run. Without the bound a short kernel paid a settle per sample (200 rounds x 8 kernels x 100 ms for a 0.3 ms
+  // conv with a noisy cuDNN row that never converges: over 5 minutes for one case, 2026-12-03 22:40 UTC).
+  static constexpr double kSettleShare = 4;
+  void leave_out(Clock::duration settling) {
+    began_ += settling;
+    settled_ += settling;
+  }
   // "" to go on, else the stop reason; `n` samples taken so far (of each kernel).
   std::string reason(int64_t n, bool converged) const {
     if (n >= opt_.min_samples && converged) return "converged";
     if (n >= opt_.max_samples) return "sample limit";
     if (std::chrono::duration<double>(Clock::now() - began_).count() > opt_.max_seconds) return "time limit";
+    if (std::chrono::duration<double>(settled_).count() > kSettleShare * opt_.max_seconds) return "settle limit";
     return "";
   }
 
  private:
   const TimerOptions& opt_;
   Clock::time_point began_;
+  Clock::duration settled_{0};
 };
 
 }  // namespace

@@ -19,13 +19,14 @@ struct TimerOptions {
   bool flush_l2 = true;           // write a buffer of >= 2x the L2 size before every sample
   int samples_per_visit = 1;      // time_round_robin: samples of a kernel in a row each time its turn comes
   double settle_ms = 0;           // time_round_robin: untimed runs of a kernel for this long before a turn's samples
+                                  // (not in max_seconds; the run stops once settling passes 4x max_seconds)
 };
 
 struct Timing {
   std::vector<double> samples_ms;
   double median_ms = 0, min_ms = 0, max_ms = 0, mean_ms = 0, stdev_ms = 0;
   double rel_err = 0;        // stdev / sqrt(n) / mean: relative standard error of the mean
-  std::string stop_reason;   // "converged" | "time limit" | "sample limit"
+  std::string stop_reason;   // "converged" | "time limit" | "sample limit" | "settle limit"
   // Relative spread (max-min over median, in the interquartile sense): (p75 - p25) / median.
   double iqr_rel = 0;
   // time_round_robin: the kernel timed just before each sample (its index; -1 for none). Empty when timed alone.

@@ -297,6 +297,13 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   EXPECT_EQ(choose_variant(k192).name, "dense_v9_persistent_128x192x64");
   EXPECT_EQ(choose_variant(small).name, "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
   EXPECT_EQ(choose_variant(pointwise).name, "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
+  // Up to 24 K-blocks ping-pong hides the epilogue (a 3x1x1 conv over 384 channels: 18), but not where its 128-wide
+  // N tile pads 192 output channels to 256 while the 192-wide tile covers them (a 1x1x1 shortcut 384 -> 192).
+  const ConvParams unit = params_of({1}, {0}, {}, {1});
+  const ConvProblem temporal = dense_problem(1, 384, 768, {3, 90, 160}, {3, 1, 1}, unit, Layout::ndhwc, true);
+  EXPECT_EQ(choose_variant(temporal).name, "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
+  const ConvProblem shortcut192 = dense_problem(1, 384, 192, {4, 36, 64}, {1, 1, 1}, unit, Layout::ndhwc, true);
+  EXPECT_EQ(choose_variant(shortcut192).name, "dense_v9_persistent_128x192x64");
   EXPECT_EQ(choose_variant(f16).name, "dense_v0_direct");
   const ConvProblem stem = dense_problem(1, 3, 128, {5, 17, 19}, {3, 3, 3}, same1, Layout::ncdhw, true);
   EXPECT_EQ(choose_variant(stem).name, "dense_v36_persistent_256x128x16_e128x64");
