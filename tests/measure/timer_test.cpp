@@ -221,7 +221,8 @@ TEST(TimeRoundRobin, SettlesEachTurnOnItsOwnKernel) {
 
 // max_seconds bounds the sampling, and the settling only past 4x it: 6 ms of settling per turn against a 10 ms limit
 // (counted, the first round's 12 ms would stop it at one sample) leaves rounds of two 1-ms samples until the settling
-// passes 40 ms, in the fourth round: four samples each, where the sampling limit alone would take five or more.
+// passes 40 ms, in the third or fourth round (a turn settles 6-7 ms): 3-4 samples each, where the sampling limit
+// alone would take five or more.
 TEST(TimeRoundRobin, LeavesTheSettlingOutOfTheTimeLimitUpToFourTimesIt) {
   KF_REQUIRE_GPU();
   TimerOptions opt = exactly(1000, 0);
