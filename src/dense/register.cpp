@@ -136,8 +136,8 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // (dense-vae, 2026-12-03 22:40 UTC round-robin: wan21_time_conv, 18 K-blocks, v43 0.0438 ms against v4's 0.0482),
   // unless its 128-wide N tile pads K_out where the 192-wide one does not (wan21_shortcut_384_192, K_out 192: v43
   // 0.408 ms against v9's 0.347, 22:55 UTC round-robin).
-  const bool k192_exact = p.K > 128 && p.K % 192 == 0 && p.K % 128 != 0;
-  const bool pingpong = (k_blocks <= 24 || big_tiles < 2 * sms) && !k192_exact;
+  const bool n192 = p.K % 192 == 0 && p.K % 256 != 0;  // the N tile rule's 192-wide tile (v9) covers K_out exactly
+  const bool pingpong = (k_blocks <= 24 || big_tiles < 2 * sms) && !(n192 && p.K % 128 != 0);
   const std::string tile = p.C <= 16                               ? "dense_v36_persistent_256x128x16_e128x64"
                            : narrow_halo && halo_takes(narrow_halo, 1, 2) ? narrow_halo
                            : pingpong                             ? "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven"
@@ -145,7 +145,7 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
                            : k96_narrow                           ? "dense_v21_persistent_256x96x32_c2x1"
                            : p.K <= 96                            ? "dense_v7_persistent_256x96x64"
                            : p.K <= 128                           ? "dense_v44_persistent_256x128x64_biaswhengiven"
-                           : p.K % 192 == 0 && p.K % 256 != 0     ? "dense_v9_persistent_128x192x64"
+                           : n192                                 ? "dense_v9_persistent_128x192x64"
                                                                   : "dense_v4_persistent_128x256x64_c2x1";
   // One image's packed NCDHW output (PyTorch's default): the kernels that write it directly spare 2|y| bytes of
   // staging (NOTES.md, 00:06 UTC: 256x128 direct beat staging + v3 or v8 on every such case, c512_k111 0.341 vs

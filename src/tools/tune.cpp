@@ -119,7 +119,6 @@ TuneResult tune_problem(const ConvProblem& p, const std::string& family, const T
   for (size_t i = 0; i < variants.size(); ++i) {
     BenchRow row = bench_variant(*variants[i], p, check, opt.seed + 16 * static_cast<uint64_t>(numbers[i]),
                                  stream.get());
-    row.suite = family;
     row.layout = layout_name(p.x_layout());
     row.dtype = dtype_name(p.dtype);
     if (progress) progress(row, numbers[i], candidates);

@@ -20,7 +20,7 @@ struct TuneOptions {
 
 struct TuneResult {
   // Every library variant of the family, in registry order: SKIP (refused), or PASS / FAIL / ERROR.
-  // Labelled with suite = the family, the problem's layout and dtype; case_name is the caller's.
+  // Labelled with the problem's layout and dtype; suite and case_name are the caller's.
   std::vector<BenchRow> rows;
   // Indices of the rows timed in the final round-robin (every PASS when there were no more than opt.finalists);
   // the other PASS rows keep their screening times, from the mix of all candidates.
