@@ -45,6 +45,8 @@ CUtensorMap tiled_map_16bit(const void* base, const std::array<uint64_t, Rank>& 
   return map;
 }
 
+template CUtensorMap tiled_map_16bit<2>(const void*, const std::array<uint64_t, 2>&, const std::array<uint64_t, 1>&,
+                                        const std::array<uint32_t, 2>&, CUtensorMapSwizzle);
 template CUtensorMap tiled_map_16bit<4>(const void*, const std::array<uint64_t, 4>&, const std::array<uint64_t, 3>&,
                                         const std::array<uint32_t, 4>&, CUtensorMapSwizzle);
 template CUtensorMap tiled_map_16bit<5>(const void*, const std::array<uint64_t, 5>&, const std::array<uint64_t, 4>&,

@@ -63,6 +63,7 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v51_persistent_256x96x32_c2x1_directstore());
   r.add(dense::v52_persistent_256x128x32_stages8());
   r.add(dense::v55_persistent_256x128x32_stages8_mmas2());
+  r.add(dense::v57_persistent_256x128x64_overlapped_epilogue());
   // Measured (NOTES.md, "Halo rows"); v30 is the tile rule's pick where rows fill 256-pixel tiles.
   r.add(dense::v26_halo_256x96x32());
   r.add(dense::v27_halo_256x128x32());
@@ -138,13 +139,21 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // 0.408 ms against v9's 0.347, 22:55 UTC round-robin).
   const bool n192 = p.K % 192 == 0 && p.K % 256 != 0;  // the N tile rule's 192-wide tile (v9) covers K_out exactly
   const bool pingpong = (k_blocks <= 24 || big_tiles < 2 * sms) && !(n192 && p.K % 128 != 0);
+  // The 256x128 tile in our own kernel (v57), which stores each tile's y under the next tile's first K blocks,
+  // where CUTLASS's cooperative kernel would idle the tensor cores for ~4.4 k cycles per tile: every long K loop of
+  // K_out <= 128 (2026-12-04 03:02 UTC round-robin: hunyuan_up3 19.99 ms against v44's 20.85 and v43's 20.66,
+  // c128_k333 2.74 against 2.86), and K_out > 128 where a tile's K loop is short enough for that to be >= 6% of it
+  // (<= 64 K-blocks: c1024_k311, 48, 15.88 against v4's 16.71; with 108-864 K-blocks v4 ties or wins: c256_k333
+  // 1.36 against 1.38, c2048_k333 68.3 against 72.3).
+  const bool overlap_epilogue = p.K % 128 == 0 && k_blocks <= 64;
   const std::string tile = p.C <= 16                               ? "dense_v36_persistent_256x128x16_e128x64"
                            : narrow_halo && halo_takes(narrow_halo, 1, 2) ? narrow_halo
                            : pingpong                             ? "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven"
                            : k96_narrow && rows_fill_halo_tiles() ? "dense_v30_halo_256x96x32_c2x1_d8"
                            : k96_narrow                           ? "dense_v21_persistent_256x96x32_c2x1"
                            : p.K <= 96                            ? "dense_v7_persistent_256x96x64"
-                           : p.K <= 128                           ? "dense_v44_persistent_256x128x64_biaswhengiven"
+                           : p.K <= 128 || overlap_epilogue
+                               ? "dense_v57_persistent_256x128x64_overlapped_epilogue"
                            : n192                                 ? "dense_v9_persistent_128x192x64"
                                                                   : "dense_v4_persistent_128x256x64_c2x1";
   // One image's packed NCDHW output (PyTorch's default): the kernels that write it directly spare 2|y| bytes of
@@ -152,12 +161,15 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // 0.457 ms, and staging + v6 on the pointwise cog_spatialnorm, 0.460 vs 0.881), but not the 96- and 192-wide N
   // tiles (wan21) nor the 16-wide K tile over several taps (c3_stem): those keep staging y.
   const bool ncdhw_out = dense::output_order_refusal(p, dense::OutputOrder::ncdhw_one_image).empty();
-  const bool direct_256x128 = tile == "dense_v44_persistent_256x128x64_biaswhengiven" ||
+  // v57 writes NDHWC only: there the direct writer of the tile it replaced (v44 for K_out <= 128, else v4) takes it.
+  const bool overlapped = tile == "dense_v57_persistent_256x128x64_overlapped_epilogue";
+  const bool direct_256x128 = (overlapped && p.K <= 128) ||
                               tile == "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven" ||
                               (tile == "dense_v36_persistent_256x128x16_e128x64" && p.T * p.R * p.S == 1);
+  const bool direct_128x256 = (overlapped && p.K > 128) || tile == "dense_v4_persistent_128x256x64_c2x1";
   std::string first = tile;
   if (ncdhw_out && direct_256x128) first = "dense_v10_persistent_256x128x64_ncdhw";
-  if (ncdhw_out && tile == "dense_v4_persistent_128x256x64_c2x1") first = "dense_v11_persistent_128x256x64_c2x1_ncdhw";
+  if (ncdhw_out && direct_128x256) first = "dense_v11_persistent_128x256x64_c2x1_ncdhw";
   for (const std::string& name : {first, std::string("dense_v4_persistent_128x256x64_c2x1"),
                                   std::string("dense_v3_persistent_256x128x64"), std::string("dense_v0_direct")}) {
     const Variant* v = reg.find(name);
@@ -168,7 +180,8 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
                                "halo rows with an N tile of 16, 32 or 64 for K_out <= 64, "
                                "else the N tile with the least padding (96, 128, 192; K tile 32 in 2x1 clusters where "
                                "C % 64 is in (0, 32] with K_out <= 96, as halo rows where rows fill 256-pixel tiles) "
-                               "or 128x256 in 2x1 clusters; "
+                               "or 128x256 in 2x1 clusters; 256x128 with y stored under the next tile's MMAs for "
+                               "K_out <= 128 and for K loops of <= 64 blocks; "
                                "one image's NCDHW y written directly by the 256x128 or 128x256 tile"
                              : "the preferred tile refuses this problem; next accepting variant";
       if (why) *why = std::string(rule) + " (" + autotune + ")";

@@ -107,10 +107,52 @@ struct EpilogueScheduleFor<cutlass::gemm::KernelTmaWarpSpecializedPingpong> {
 // direct stores from registers (direct_store_epilogue.cuh; NDHWC only, act(acc [+ bias]) as `bias_when_given`).
 enum class EpilogueStore { tma, direct };
 
+// The im2col mainloop of a tile: CUTLASS's conv collective (TMA im2col producer, wgmma consumers) with `Stages`
+// pipeline stages in shared memory, seen through ConvMainloopAdapter. `MmasInFlight`: K blocks of wgmma a
+// consumer leaves queued behind the one it issues (CUTLASS's default 1): the work the tensor cores hold while the
+// consumer waits for the next stage (v55). Shared by the kernels built on CUTLASS's GEMM kernel (PersistentConv)
+// and by ours (overlapped_epilogue_conv.cuh).
+template <class TileShape, class ClusterShape, class KernelSchedule, int Stages, int MmasInFlight = 1>
+struct ImplicitGemmMainloop {
+  static_assert(Stages >= 3, "tile too large: fewer than 3 pipeline stages fit in shared memory");
+
+  using TiledMma = decltype(make_tiled_mma(
+      GMMA::ss_op_selector<Element, Element, Accumulator, TileShape, GMMA::Major::K, GMMA::Major::K>(),
+      typename EpilogueScheduleFor<KernelSchedule>::MmaWarpGroups{}));
+  using SmemLayoutAtomA = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
+      GMMA::Major::K, Element, decltype(get<0>(TileShape{})), decltype(get<2>(TileShape{}))>());
+  using SmemLayoutAtomB = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
+      GMMA::Major::K, Element, decltype(get<1>(TileShape{})), decltype(get<2>(TileShape{}))>());
+  using SmemLayoutA = decltype(tile_to_shape(SmemLayoutAtomA{},
+      make_shape(shape<0>(TileShape{}), shape<2>(TileShape{}), Int<Stages>{}), Step<_2, _1, _3>{}));
+  using SmemLayoutB = decltype(tile_to_shape(SmemLayoutAtomB{},
+      make_shape(shape<1>(TileShape{}), shape<2>(TileShape{}), Int<Stages>{}), Step<_2, _1, _3>{}));
+  // A (im2col) is multicast along the cluster's N extent, B along its M extent.
+  using CopyA = decltype(cutlass::conv::collective::detail::sm90_cluster_shape_to_im2col_tma_atom(shape<1>(ClusterShape{})));
+  using CopyB = decltype(cutlass::gemm::collective::detail::sm90_cluster_shape_to_tma_atom(shape<0>(ClusterShape{})));
+
+  using Policy = cutlass::conv::MainloopSm90TmaGmmaWarpSpecializedImplicitGemm<
+      cutlass::conv::Operator::kFprop, Stages, 3, ClusterShape, KernelSchedule, MmasInFlight>;
+  using Collective = cutlass::conv::collective::CollectiveConv<
+      Policy, TileShape, Element, Element, TiledMma,
+      cutlass::conv::collective::detail::Sm90ImplicitGemmTileTraits<CopyA, SmemLayoutA>,
+      cutlass::conv::collective::detail::Sm90ImplicitGemmTileTraits<CopyB, SmemLayoutB>>;
+  using Adapter = ConvMainloopAdapter<Collective>;
+};
+
+// Pipeline stages of `TileShape` that fit beside `reserved_bytes` of other shared memory (the epilogue's buffers;
+// 1 KiB more covers the persistent kernels' scheduler and barrier storage). A stage holds A's and B's K block and
+// its full/empty barrier pair.
+template <class TileShape>
+constexpr int stages_beside(int reserved_bytes) {
+  constexpr int stage = int(sizeof(Element)) * (size<0>(TileShape{}) + size<1>(TileShape{})) * size<2>(TileShape{}) +
+                        int(sizeof(typename cutlass::PipelineTmaAsync<1>::SharedStorage));
+  return (cutlass::gemm::collective::detail::sm90_smem_capacity_bytes - reserved_bytes - 1024) / stage;
+}
+
 // `EpilogueTile`: the TMA epilogue's sub-tile (CUTLASS's choice: 128x32 for the cooperative pair, 64x32 for a
 // ping-pong warpgroup; 64 wide writes an NDHWC y in 128-byte rows, NOTES.md v34-v37). `Math`: what it computes per
-// output (sm90_conv_common.cuh). `MmasInFlight`: K blocks of wgmma a consumer leaves queued behind the one it
-// issues (CUTLASS's default 1): the work the tensor cores hold while the consumer waits for the next stage (v55).
+// output (sm90_conv_common.cuh). `MmasInFlight`: as ImplicitGemmMainloop's.
 template <class TileShape, class ClusterShape, class KernelSchedule, class TileSchedulerTag,
           class LayoutD = cutlass::layout::RowMajor,
           class EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto,
@@ -129,35 +171,10 @@ struct PersistentConv {
       typename EpiSchedule::type, EpilogueFusion<Math, TileShape>>::CollectiveOp;
   using Epilogue = std::conditional_t<Store == EpilogueStore::direct, DirectStoreCollective, TmaEpilogue>;
 
-  // Shared memory left for the mainloop: the epilogue's buffers and the persistent kernel's scheduler/barrier
-  // storage (1 KiB covers the latter) come first; the rest becomes pipeline stages.
-  static constexpr int kStageBytes = int(sizeof(Element)) * (size<0>(TileShape{}) + size<1>(TileShape{})) *
-                                     size<2>(TileShape{}) + int(sizeof(typename cutlass::PipelineTmaAsync<1>::SharedStorage));
-  static constexpr int kStages = (cutlass::gemm::collective::detail::sm90_smem_capacity_bytes -
-                                  int(sizeof(typename Epilogue::SharedStorage)) - 1024) / kStageBytes;
-  static_assert(kStages >= 3, "tile too large: fewer than 3 pipeline stages fit in shared memory");
-
-  using TiledMma = decltype(make_tiled_mma(
-      GMMA::ss_op_selector<Element, Element, Accumulator, TileShape, GMMA::Major::K, GMMA::Major::K>(),
-      typename EpiSchedule::MmaWarpGroups{}));
-  using SmemLayoutAtomA = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
-      GMMA::Major::K, Element, decltype(get<0>(TileShape{})), decltype(get<2>(TileShape{}))>());
-  using SmemLayoutAtomB = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
-      GMMA::Major::K, Element, decltype(get<1>(TileShape{})), decltype(get<2>(TileShape{}))>());
-  using SmemLayoutA = decltype(tile_to_shape(SmemLayoutAtomA{},
-      make_shape(shape<0>(TileShape{}), shape<2>(TileShape{}), Int<kStages>{}), Step<_2, _1, _3>{}));
-  using SmemLayoutB = decltype(tile_to_shape(SmemLayoutAtomB{},
-      make_shape(shape<1>(TileShape{}), shape<2>(TileShape{}), Int<kStages>{}), Step<_2, _1, _3>{}));
-  // A (im2col) is multicast along the cluster's N extent, B along its M extent.
-  using CopyA = decltype(cutlass::conv::collective::detail::sm90_cluster_shape_to_im2col_tma_atom(shape<1>(ClusterShape{})));
-  using CopyB = decltype(cutlass::gemm::collective::detail::sm90_cluster_shape_to_tma_atom(shape<0>(ClusterShape{})));
-
-  using Policy = cutlass::conv::MainloopSm90TmaGmmaWarpSpecializedImplicitGemm<
-      cutlass::conv::Operator::kFprop, kStages, 3, ClusterShape, KernelSchedule, MmasInFlight>;
-  using Mainloop = ConvMainloopAdapter<cutlass::conv::collective::CollectiveConv<
-      Policy, TileShape, Element, Element, TiledMma,
-      cutlass::conv::collective::detail::Sm90ImplicitGemmTileTraits<CopyA, SmemLayoutA>,
-      cutlass::conv::collective::detail::Sm90ImplicitGemmTileTraits<CopyB, SmemLayoutB>>>;
+  // The epilogue's buffers come first; the rest of shared memory becomes pipeline stages.
+  static constexpr int kStages = stages_beside<TileShape>(int(sizeof(typename Epilogue::SharedStorage)));
+  using Mainloop =
+      typename ImplicitGemmMainloop<TileShape, ClusterShape, KernelSchedule, kStages, MmasInFlight>::Adapter;
 
   using Kernel = cutlass::gemm::kernel::GemmUniversal<LinearProblemShape, Mainloop, Epilogue, TileSchedulerTag>;
   using Device = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;

@@ -50,6 +50,9 @@ Variant v50_pingpong_128x128x64_directstore();
 Variant v51_persistent_256x96x32_c2x1_directstore();
 Variant v52_persistent_256x128x32_stages8();
 Variant v55_persistent_256x128x32_stages8_mmas2();
+// Our own persistent kernel around the im2col mainloop: y stored under the next tile's MMAs
+// (overlapped_epilogue_conv.cuh).
+Variant v57_persistent_256x128x64_overlapped_epilogue();
 // Our own mainloop: one input row's halo staged once for all taps along W (halo_conv.cuh).
 Variant v26_halo_256x96x32();
 Variant v27_halo_256x128x32();

@@ -70,6 +70,10 @@ std::vector<ConvProblem> dense_problems() {
     out.push_back(dense_problem(1, 64, 384, {8, 16, 20}, {1, 1, 1}, unit, l, true));
     out.push_back(dense_problem(1, 32, 16, {3, 5, 7}, {1, 1, 1}, unit, l, true));
     out.push_back(dense_problem(3, 8, 24, {1, 1, 96}, {1, 1, 1}, unit, l, false));
+    // More 256x128 tiles (320) than two per SM: every CTA of a persistent kernel runs several, so v57 stores a
+    // tile's y under the next tile's K blocks, over 27 K blocks and over one (its chunks left for after the loop).
+    out.push_back(dense_problem(1, 16, 256, {4, 64, 160}, {3, 3, 3}, same1, l, true));
+    out.push_back(dense_problem(1, 32, 256, {4, 64, 160}, {1, 1, 1}, unit, l, true));
     // SiLU fused after the bias: the implicit-GEMM epilogue (3x3x3) and the pointwise GEMMs' (1x1x1).
     ConvParams silu3 = same1, silu1 = unit;
     silu3.activation = silu1.activation = Activation::silu;
@@ -205,7 +209,7 @@ TEST(DenseAccepts, OnlyFusingVariantsTakeAnActivation) {
   EXPECT_GE(fusing, 20);
   EXPECT_FALSE(Registry::instance().find("cudnn")->fuses_activation);
   EXPECT_FALSE(Registry::instance().find("dense_v1_cutlass_128x128x64")->fuses_activation);
-  EXPECT_EQ(choose_variant(p).name, "dense_v44_persistent_256x128x64_biaswhengiven");
+  EXPECT_EQ(choose_variant(p).name, "dense_v57_persistent_256x128x64_overlapped_epilogue");
   EXPECT_NE(p.key(), dense_problem(1, 64, 128, {32, 64, 64}, {3, 3, 3}, params_of({1}, {1}, {}, {1}), Layout::ndhwc,
                                    true).key());  // the tune cache and the history keep them apart
 }
@@ -265,10 +269,14 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   const ConvProblem small = dense_problem(1, 64, 256, {6, 10, 12}, {3, 3, 3}, same1, Layout::ndhwc, true);
   const ConvProblem pointwise = dense_problem(1, 512, 512, {32, 64, 64}, {1, 1, 1}, ConvParams{}, Layout::ndhwc, true);
   const ConvProblem f16 = dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16);
-  EXPECT_EQ(choose_variant(wide).name, "dense_v4_persistent_128x256x64_c2x1");
-  EXPECT_EQ(choose_variant(narrow).name, "dense_v44_persistent_256x128x64_biaswhengiven");
+  // The 256x128 tile that stores y under the next tile's MMAs: K_out <= 128, or K loops of <= 64 blocks (wide: 27);
+  // a longer K loop over K_out > 128 keeps the 128x256 tile in 2x1 clusters.
+  const ConvProblem long_wide = dense_problem(1, 256, 256, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  EXPECT_EQ(choose_variant(wide).name, "dense_v57_persistent_256x128x64_overlapped_epilogue");
+  EXPECT_EQ(choose_variant(long_wide).name, "dense_v4_persistent_128x256x64_c2x1");
+  EXPECT_EQ(choose_variant(narrow).name, "dense_v57_persistent_256x128x64_overlapped_epilogue");
   EXPECT_EQ(choose_variant(torch_layout).name, "dense_v10_persistent_256x128x64_ncdhw");
-  EXPECT_EQ(choose_variant(torch_two).name, "dense_v44_persistent_256x128x64_biaswhengiven");
+  EXPECT_EQ(choose_variant(torch_two).name, "dense_v57_persistent_256x128x64_overlapped_epilogue");
   EXPECT_EQ(choose_variant(torch_wide).name, "dense_v11_persistent_128x256x64_c2x1_ncdhw");
   EXPECT_EQ(choose_variant(torch_k96).name, "dense_v7_persistent_256x96x64");  // staged: the 96-wide tile wins
   EXPECT_EQ(choose_variant(torch_pointwise).name, "dense_v35_pointwise_gemm_128x256x64_e128x64_ncdhw");

@@ -1,0 +1,350 @@
+// The overlapped-epilogue conv kernel (v57): a persistent cooperative implicit GEMM whose tile's y leaves while
+// the tensor cores already run the next tile's MMAs.
+//
+// Why: CUTLASS's cooperative kernel (v3, v44) runs a tile's epilogue between its last MMA and the next tile's
+// first, and the tensor cores idle meanwhile: ~4.4 k cycles per 256x128 tile, 8% of a c1024_k311 tile (48 K
+// blocks), fitted from ncu cycles (NOTES.md, v49). Storing from registers instead (v49) cost more than it saved; the
+// skewed consumers of the halo kernel did not change where the epilogue sits.
+//
+// How: the two consumer warpgroups (128 x 128 each, as v44) turn their accumulators into bf16 pairs (bias, SiLU)
+// held in registers (64 per thread), start the next tile's first K block, and while its wgmmas run store the pairs
+// in four 32-column chunks, one per K block: stmatrix into a swizzled shared-memory buffer, one TMA store per
+// 64-row block, two buffers per warpgroup so that a chunk's store drains while the next chunk is written. No
+// barrier spans both warpgroups. The producer (one thread) is CUTLASS's im2col mainloop, as in every
+// CUTLASS-composed variant; the consumers' K loop is ours because CUTLASS's `mma` runs a tile's whole loop.
+// Cost: 32 KiB of shared memory for the buffers (4 stages of 48 KiB still fit) and 64 registers per consumer
+// thread for the pairs (232 available).
+//
+// Limits (can_implement): NDHWC y, K_out % 8 == 0 (16-byte TMA rows), M = N*Do*Ho*Wo < 2^31, and the im2col
+// mainloop's own limits.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+
+#include <cute/arch/copy_sm90.hpp>
+#include <cute/arch/copy_sm90_tma.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
+
+#include <algorithm>
+
+#include "core/cuda_check.hpp"
+#include "core/tensor_map.hpp"
+#include "dense/sm90_conv_persistent.cuh"
+
+namespace kforge::dense::sm90 {
+
+template <class TileShape>
+struct OverlappedEpilogueConv {
+  using Tile = TileShape;
+  static constexpr OutputOrder kOutput = OutputOrder::ndhwc;
+  static constexpr int kTileM = size<0>(TileShape{}), kTileN = size<1>(TileShape{});
+  static_assert(kTileM == 256 && kTileN % 32 == 0, "two consumer warpgroups of 128 rows; 32-column chunks");
+  static constexpr int kChunkCols = 32;                    // one 64-byte row per pixel: TMA SWIZZLE_64B
+  static constexpr int kChunks = kTileN / kChunkCols;      // stored under the next tile's first kChunks K blocks
+  static constexpr int kBlockRows = 64;                    // a wgmma's rows: one TMA store box
+  static constexpr int kBlockBytes = kBlockRows * kChunkCols * 2;
+  static constexpr int kBufferBytes = 2 * kBlockBytes;     // one warpgroup's chunk: its two 64-row blocks
+  static constexpr int kEpilogueBytes = 2 * 2 * kBufferBytes;  // two warpgroups x two buffers
+  static constexpr int kStages = stages_beside<TileShape>(kEpilogueBytes + 1024);  // + the base's alignment slack
+  using Mainloop =
+      ImplicitGemmMainloop<TileShape, Shape<_1, _1, _1>, cutlass::gemm::KernelTmaWarpSpecializedCooperative, kStages>;
+  using Collective = typename Mainloop::Collective;
+  using TiledMma = typename Mainloop::TiledMma;
+
+  struct SharedStorage {
+    typename Collective::TensorStorage tensors;
+    alignas(1024) uint8_t epilogue[kEpilogueBytes];  // SWIZZLE_64B boxes start on the pattern's 512-byte boundary
+    typename Collective::PipelineStorage pipeline;
+  };
+  static constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;  // + slack to align the dynamic base
+  static_assert(kSmemBytes <= cutlass::gemm::collective::detail::sm90_smem_capacity_bytes, "shared memory");
+
+  struct Params {
+    typename Collective::Params mainloop;
+    LinearProblemShape problem;
+    CUtensorMap y_map;  // y as [M, K_out] rows, 32 x 64 boxes, SWIZZLE_64B
+    const Element* bias;  // null: none
+    bool silu;
+    bool n_fastest;  // tile_mn
+    int n_out, m_tiles, n_tiles;
+    int64_t num_tiles;
+  };
+
+  struct Arguments {
+    const Element* x = nullptr;
+    const Element* w = nullptr;
+    const Element* bias = nullptr;
+    Element* y = nullptr;
+    ConvShape conv{};
+    bool silu = false;
+    int sm_count = 0;
+  };
+
+  // GemmUniversalAdapter's interface, which make_variant and run_cutlass drive.
+  struct Device {
+    using Arguments = OverlappedEpilogueConv::Arguments;
+    static cutlass::Status can_implement(Arguments const& a) {
+      const LinearProblemShape mnkl = linear_problem_shape(a.conv);
+      const int n_out = get<1>(mnkl);
+      const bool y_ok = n_out % kAlignment == 0 && reinterpret_cast<uintptr_t>(a.y) % 16 == 0;
+      const bool ok = y_ok && Collective::can_implement(a.conv, {a.x, a.w});
+      return ok ? cutlass::Status::kSuccess : cutlass::Status::kErrorInvalidProblem;
+    }
+    static size_t get_workspace_size(Arguments const&) { return 0; }
+    cutlass::Status initialize(Arguments const& a, void*, cudaStream_t) {
+      const LinearProblemShape mnkl = linear_problem_shape(a.conv);
+      const int64_t m = get<0>(mnkl);
+      params_.mainloop = Collective::to_underlying_arguments(a.conv, {a.x, a.w}, nullptr);
+      params_.problem = mnkl;
+      params_.n_out = get<1>(mnkl);
+      params_.y_map = tiled_map_16bit<2>(a.y, {uint64_t(params_.n_out), uint64_t(m)}, {uint64_t(params_.n_out) * 2},
+                                         {kChunkCols, kBlockRows}, CU_TENSOR_MAP_SWIZZLE_64B);
+      params_.bias = a.bias;
+      params_.silu = a.silu;
+      params_.n_tiles = (params_.n_out + kTileN - 1) / kTileN;
+      params_.m_tiles = int((m + kTileM - 1) / kTileM);
+      params_.n_fastest = params_.n_tiles <= params_.m_tiles;
+      params_.num_tiles = int64_t{params_.m_tiles} * params_.n_tiles;
+      sm_count_ = a.sm_count;
+      return cutlass::Status::kSuccess;
+    }
+    cutlass::Status run(cudaStream_t s);
+
+   private:
+    Params params_{};
+    int sm_count_ = 0;
+  };
+};
+
+// Tile `tile`'s (M tile, N tile). The longer of the two extents is walked fastest, as CUTLASS's persistent
+// scheduler does by default: CTAs side by side then share the operand tile of the shorter extent (A's im2col rows
+// when output-channel tiles are few, B's filter slice when pixel tiles are few, as in ltx_upsampler's 27 x 32).
+template <class Params>
+__device__ inline cute::tuple<int, int> tile_mn(const Params& p, int64_t tile) {
+  if (p.n_fastest) return {int(tile / p.n_tiles), int(tile % p.n_tiles)};
+  return {int(tile % p.m_tiles), int(tile / p.m_tiles)};
+}
+
+// Swizzle<2, 4, 3> of a byte offset into a box of 64-byte rows (TMA SWIZZLE_64B): bits 4-5 (the 16-byte unit in
+// the row) XOR bits 7-8 (the row pair within 8 rows).
+__device__ inline uint32_t swizzle_64b(uint32_t offset) { return offset ^ (((offset >> 7) & 3) << 4); }
+
+__device__ inline uint32_t bf16_pair(float a, float b) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
+  return reinterpret_cast<const uint32_t&>(v);
+}
+
+template <class Conv>
+__global__ void __launch_bounds__(384, 1) overlapped_epilogue_kernel(const __grid_constant__ typename Conv::Params p) {
+#if defined(__CUDA_ARCH__) && defined(CUTE_ARCH_MMA_SM90A_ENABLED)
+  using Collective = typename Conv::Collective;
+  using Pipeline = typename Collective::MainloopPipeline;
+  using PipelineState = typename Collective::PipelineState;
+  using TiledMma = typename Conv::TiledMma;
+  using Mainloop = typename Conv::Mainloop;
+  using TileShape = typename Conv::Tile;
+  extern __shared__ uint8_t smem_raw[];
+  auto& ss = *reinterpret_cast<typename Conv::SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
+                                                              ~uintptr_t(1023));
+  const int warpgroup = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+
+  typename Pipeline::Params pipeline_params;
+  if (warpgroup == 0 && warp == 0) pipeline_params.role = Pipeline::ThreadCategory::Producer;
+  if (warpgroup > 0) pipeline_params.role = Pipeline::ThreadCategory::Consumer;
+  pipeline_params.is_leader = threadIdx.x % 128 == 0;
+  pipeline_params.num_consumers = 256;
+  pipeline_params.transaction_bytes = p.mainloop.tma_transaction_bytes;
+  Pipeline pipeline(ss.pipeline, pipeline_params, Shape<_1, _1, _1>{});
+  __syncthreads();  // the barriers are initialized before anyone waits on them
+
+  Collective mainloop;
+  const auto [gA_mk, gB_nk] = mainloop.load_init(p.problem, p.mainloop);
+  const int k_tiles = int(size<3>(gA_mk));
+
+  if (warpgroup == 0) {
+    cutlass::arch::warpgroup_reg_dealloc<40>();
+    if (warp != 0) return;
+    if (cute::elect_one_sync()) Collective::prefetch_tma_descriptors(p.mainloop);
+    PipelineState write = cutlass::make_producer_start_state<Pipeline>();
+    for (int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
+      const auto [m_tile, n_tile] = tile_mn(p, tile);
+      const auto blk = make_coord(m_tile, n_tile, _, 0);
+      mainloop.load(p.mainloop, pipeline, write, cute::make_tuple(gA_mk, gB_nk), blk,
+                    make_coord_iterator(shape<3>(gA_mk)), k_tiles, lane, 0, ss.tensors);
+      write.advance(k_tiles);
+    }
+    mainloop.load_tail(pipeline, write);
+    return;
+  }
+
+  cutlass::arch::warpgroup_reg_alloc<232>();
+  const int half = warpgroup - 1;  // this warpgroup's rows: the 64-row blocks `half` and 2 + `half` (TiledMma)
+  TiledMma tiled_mma;
+  auto mma = tiled_mma.get_thread_slice(threadIdx.x - 128);
+  Tensor tCrA = mma.make_fragment_A(mma.partition_A(make_tensor(make_smem_ptr(ss.tensors.smem_A.data()),
+                                                                typename Mainloop::SmemLayoutA{})));
+  Tensor tCrB = mma.make_fragment_B(mma.partition_B(make_tensor(make_smem_ptr(ss.tensors.smem_B.data()),
+                                                                typename Mainloop::SmemLayoutB{})));
+  Tensor accum = partition_fragment_C(tiled_mma, take<0, 2>(TileShape{}));  // ((2 cols, 2 row halves, chunks), M, N)
+  Tensor coords = mma.partition_C(make_identity_tensor(take<0, 2>(TileShape{})));  // (row, col) in the tile
+  constexpr int kBlocks = decltype(size<1>(accum))::value;
+  constexpr int kPairs = decltype(size<0, 2>(accum))::value;
+  static_assert(kBlocks == 2 && kPairs == Conv::kTileN / 8 && decltype(size<2>(accum))::value == 1,
+                "the accumulators of two m64 x kTileN wgmmas per warpgroup");
+
+  // The previous tile's y as bf16 pairs: [64-row block][8-column group][row half] (wgmma's accumulator layout:
+  // row 16 * warp + lane / 4 (+ 8), columns 8j + 2 * (lane % 4) (+ 1)).
+  uint32_t out[kBlocks][kPairs][2];
+  int pending_m0 = -1, pending_n0 = 0;  // the previous tile's origin; -1: nothing to store
+  uint8_t* buffers = ss.epilogue + half * 2 * Conv::kBufferBytes;
+  const bool issuer = threadIdx.x % 128 == 0;
+  // Chunk c of the previous tile (a compile-time index: `out` must stay in registers).
+  auto store_chunk = [&](auto chunk) {
+    constexpr int c = decltype(chunk)::value;
+    uint8_t* buffer = buffers + (c & 1) * Conv::kBufferBytes;
+    if (issuer) cute::tma_store_wait<1>();  // this buffer's previous store (two chunks back) has read it
+    cutlass::arch::NamedBarrier::sync(128, half);
+    // stmatrix x4: lane l addresses row l % 8 of matrix l / 8 = (row half, 8-column group) (l / 8 % 2, l / 16).
+    const uint32_t row = 16 * warp + 8 * (lane / 8 % 2) + lane % 8;
+#pragma unroll
+    for (int b = 0; b < kBlocks; ++b) {
+#pragma unroll
+      for (int g = 0; g < Conv::kChunkCols / 8; g += 2) {
+        const int j = c * Conv::kChunkCols / 8 + g;
+        const uint32_t offset = swizzle_64b(row * 64 + (g + lane / 16) * 16);
+        cute::SM90_U32x4_STSM_N::copy(out[b][j][0], out[b][j][1], out[b][j + 1][0], out[b][j + 1][1],
+                                      *reinterpret_cast<cute::uint128_t*>(buffer + b * Conv::kBlockBytes + offset));
+      }
+    }
+    cute::tma_store_fence();  // the generic-proxy writes become visible to TMA
+    cutlass::arch::NamedBarrier::sync(128, half);
+    if (issuer) {
+#pragma unroll
+      for (int b = 0; b < kBlocks; ++b) {
+        const int block_row = int(get<0>(coords(make_coord(make_coord(0, 0, 0), b, 0)))) & ~(Conv::kBlockRows - 1);
+        cute::SM90_TMA_STORE_2D::copy(&p.y_map, buffer + b * Conv::kBlockBytes, pending_n0 + c * Conv::kChunkCols,
+                                      pending_m0 + block_row);
+      }
+      cute::tma_store_arrive();
+    }
+  };
+  // K block k of the tile: wait for its stage, issue its wgmmas, then `under` (the epilogue's work that runs while
+  // they do), then wait for the previous K block's wgmmas and free that stage.
+  PipelineState read, release;
+  auto k_block = [&](int k, auto&& under) {
+    pipeline.consumer_wait(read);
+    const int stage = read.index();
+    warpgroup_fence_operand(accum);
+    warpgroup_arrive();
+#pragma unroll
+    for (int kb = 0; kb < size<2>(tCrA); ++kb) {
+      cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
+      tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+    }
+    warpgroup_commit_batch();
+    under();
+    warpgroup_wait<1>();
+    warpgroup_fence_operand(accum);
+    if (k > 0) {
+      pipeline.consumer_release(release);
+      ++release;
+    }
+    ++read;
+  };
+  // act(acc [+ bias]) as bf16 pairs into `out`; the flags are template arguments so that neither the bias nor SiLU
+  // costs instructions where it is absent (uniform branches below pick the instantiation once per tile).
+  auto finish = [&](auto with_bias, auto with_silu) {
+#pragma unroll
+    for (int j = 0; j < kPairs; ++j) {
+      // This thread's two columns of group j; columns past K_out are never stored, and their bias is not read.
+      float b0 = 0.f, b1 = 0.f;
+      if constexpr (decltype(with_bias)::value) {
+        const int n = pending_n0 + int(get<1>(coords(make_coord(make_coord(0, 0, j), 0, 0))));
+        if (n < p.n_out) {
+          const __nv_bfloat162 b = *reinterpret_cast<const __nv_bfloat162*>(p.bias + n);
+          b0 = __bfloat162float(b.x), b1 = __bfloat162float(b.y);
+        }
+      }
+#pragma unroll
+      for (int blk = 0; blk < kBlocks; ++blk) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          float v0 = accum(make_coord(make_coord(0, h, j), blk, 0));
+          float v1 = accum(make_coord(make_coord(1, h, j), blk, 0));
+          if constexpr (decltype(with_bias)::value) v0 += b0, v1 += b1;
+          if constexpr (decltype(with_silu)::value) v0 = fast_silu(v0), v1 = fast_silu(v1);
+          out[blk][j][h] = bf16_pair(v0, v1);
+        }
+      }
+    }
+  };
+  for (int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
+    tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+    // The first kChunks K blocks carry the previous tile's chunks (after the loop where the K loop is shorter).
+    cute::for_each(cute::make_int_sequence<Conv::kChunks>{}, [&](auto chunk) {
+      constexpr int c = decltype(chunk)::value;
+      auto store = [&] {
+        if (pending_m0 >= 0) store_chunk(chunk);
+      };
+      if (c < k_tiles) {
+        k_block(c, store);
+      } else {
+        store();
+      }
+    });
+    for (int k = Conv::kChunks; k < k_tiles; ++k) k_block(k, [] {});
+    warpgroup_wait<0>();
+    warpgroup_fence_operand(accum);
+    pipeline.consumer_release(release);
+    ++release;
+
+    const auto [m_tile, n_tile] = tile_mn(p, tile);
+    pending_m0 = m_tile * Conv::kTileM;
+    pending_n0 = n_tile * Conv::kTileN;
+    if (p.bias) {
+      p.silu ? finish(cute::true_type{}, cute::true_type{}) : finish(cute::true_type{}, cute::false_type{});
+    } else {
+      p.silu ? finish(cute::false_type{}, cute::true_type{}) : finish(cute::false_type{}, cute::false_type{});
+    }
+  }
+  if (pending_m0 >= 0) cute::for_each(cute::make_int_sequence<Conv::kChunks>{}, store_chunk);
+  if (issuer) cute::tma_store_wait<0>();  // the buffers outlive the stores that read them
+#endif
+}
+
+template <class TileShape>
+cutlass::Status OverlappedEpilogueConv<TileShape>::Device::run(cudaStream_t s) {
+  using Conv = OverlappedEpilogueConv<TileShape>;
+  const int64_t grid = std::min<int64_t>(params_.num_tiles, sm_count_);
+  if (grid == 0) return cutlass::Status::kSuccess;
+  auto* kernel = overlapped_epilogue_kernel<Conv>;
+  KF_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Conv::kSmemBytes));
+  kernel<<<dim3(unsigned(grid)), dim3(384), Conv::kSmemBytes, s>>>(params_);
+  return cudaGetLastError() == cudaSuccess ? cutlass::Status::kSuccess : cutlass::Status::kErrorInternal;
+}
+
+template <class Conv>
+typename Conv::Arguments overlapped_arguments(const ConvProblem& in, const void* x, const void* w, const void* bias,
+                                              void* y, const cutlass::KernelHardwareInfo& hw) {
+  typename Conv::Arguments a;
+  a.x = static_cast<const Element*>(x);
+  a.w = static_cast<const Element*>(w);
+  a.bias = static_cast<const Element*>(bias);
+  a.y = static_cast<Element*>(y);
+  a.conv = conv_shape(in);
+  a.silu = in.activation == Activation::silu;
+  a.sm_count = hw.sm_count;
+  return a;
+}
+
+template <class Conv>
+Variant overlapped_epilogue_variant(std::string name, std::string idea, std::string source) {
+  Variant v = make_variant<Conv>(std::move(name), std::move(idea), std::move(source), Conv::kOutput,
+                                 overlapped_arguments<Conv>);
+  v.fuses_activation = true;
+  return v;
+}
+
+}  // namespace kforge::dense::sm90
