@@ -118,8 +118,8 @@ struct OverlappedEpilogueConv {
   };
 };
 
-// Tile `tile`'s (M tile, N tile). The longer of the two extents is walked fastest, as CUTLASS's persistent
-// scheduler does by default: CTAs side by side then share the operand tile of the shorter extent (A's im2col rows
+// Tile `tile`'s (M tile, N tile). The shorter of the two extents is walked fastest, as CUTLASS's persistent
+// scheduler does by default: CTAs side by side then share the operand tile of the longer extent (A's im2col rows
 // when output-channel tiles are few, B's filter slice when pixel tiles are few, as in ltx_upsampler's 27 x 32).
 template <class Params>
 __device__ inline cute::tuple<int, int> tile_mn(const Params& p, int64_t tile) {
