@@ -1,22 +1,27 @@
-// The overlapped-epilogue conv kernel (v57): a persistent cooperative implicit GEMM whose tile's y leaves while
-// the tensor cores already run the next tile's MMAs.
+// The overlapped-epilogue conv kernel (v57, v58): a cooperative implicit GEMM whose tile's y leaves while the
+// tensor cores already run the next tile's MMAs, where the registers allow it.
 //
 // Why: CUTLASS's cooperative kernel (v3, v44) runs a tile's epilogue between its last MMA and the next tile's
 // first, and the tensor cores idle meanwhile: ~4.4 k cycles per 256x128 tile, 8% of a c1024_k311 tile (48 K
 // blocks), fitted from ncu cycles (NOTES.md, v49). Storing from registers instead (v49) cost more than it saved; the
 // skewed consumers of the halo kernel did not change where the epilogue sits.
 //
-// How: the two consumer warpgroups (128 x 128 each, as v44) turn their accumulators into bf16 pairs (bias, SiLU)
-// held in registers (64 per thread), start the next tile's first K block, and while its wgmmas run store the pairs
-// in four 32-column chunks, one per K block: stmatrix into a swizzled shared-memory buffer, one TMA store per
-// 64-row block, two buffers per warpgroup so that a chunk's store drains while the next chunk is written. No
-// barrier spans both warpgroups. The producer (one thread) is CUTLASS's im2col mainloop, as in every
-// CUTLASS-composed variant; the consumers' K loop is ours because CUTLASS's `mma` runs a tile's whole loop.
-// Cost: 32 KiB of shared memory for the buffers (4 stages of 48 KiB still fit) and 64 registers per consumer
-// thread for the pairs (232 available).
+// How: the tile's rows are 64-row blocks (one wgmma's M), the first ceil(B/2) of them the first consumer
+// warpgroup's and the rest the second's. With two blocks each (256 rows) the kernel is persistent: the warpgroups
+// turn their accumulators into bf16 pairs (bias, SiLU) held in registers (64 per thread), start the next tile's
+// first K block, and while its wgmmas run store the pairs in four 32-column chunks, one per K block: stmatrix into a
+// swizzled shared-memory buffer, one TMA store per 64-row block, two buffers per warpgroup so that a chunk's store
+// drains while the next chunk is written. No barrier spans both warpgroups. With three (the 320-row tile, v58: 192
+// accumulators per thread) the pairs do not fit beside accumulators that stay live into a next tile, so each CTA
+// runs one tile and stores its chunks after the K loop; that tile is for grids that one wave of it covers
+// (c64_stride2: 116 tiles of 320 rows on 132 SMs, against 144 of 256).
+// The producer (one thread) is CUTLASS's im2col mainloop, as in every CUTLASS-composed variant; the consumers' K
+// loop is ours because CUTLASS's `mma` runs a tile's whole loop.
+// Cost: 8 KiB of shared memory per 64-row block for the buffers (4 stages of 48 KiB still fit beside 256 rows' 32
+// KiB) and 64 registers per consumer thread for the pairs (232 available).
 //
-// Limits (can_implement): NDHWC y, K_out % 8 == 0 (16-byte TMA rows), M = N*Do*Ho*Wo < 2^31, and the im2col
-// mainloop's own limits.
+// Limits (can_implement): NDHWC y, K_out % 8 == 0 (16-byte TMA rows), M = N*Do*Ho*Wo < 2^31, fewer than 2^30
+// tiles, and the im2col mainloop's own limits.
 #pragma once
 
 #include <cuda.h>
@@ -40,16 +45,25 @@ struct OverlappedEpilogueConv {
   using Tile = TileShape;
   static constexpr OutputOrder kOutput = OutputOrder::ndhwc;
   static constexpr int kTileM = size<0>(TileShape{}), kTileN = size<1>(TileShape{});
-  static_assert(kTileM == 256 && kTileN % 32 == 0, "two consumer warpgroups of 128 rows; 32-column chunks");
   static constexpr int kChunkCols = 32;                    // one 64-byte row per pixel: TMA SWIZZLE_64B
   static constexpr int kChunks = kTileN / kChunkCols;      // stored under the next tile's first kChunks K blocks
   static constexpr int kBlockRows = 64;                    // a wgmma's rows: one TMA store box
+  static constexpr int kBlocks = kTileM / kBlockRows;
+  static constexpr int kFirstBlocks = (kBlocks + 1) / 2;  // the first consumer warpgroup's; the second has the rest
+  static_assert(kTileM % kBlockRows == 0 && kBlocks >= 2 && kTileN % kChunkCols == 0,
+                "64-row blocks, 32-column chunks");
   static constexpr int kBlockBytes = kBlockRows * kChunkCols * 2;
-  static constexpr int kBufferBytes = 2 * kBlockBytes;     // one warpgroup's chunk: its two 64-row blocks
-  static constexpr int kEpilogueBytes = 2 * 2 * kBufferBytes;  // two warpgroups x two buffers
+  static constexpr int kEpilogueBytes = 2 * kBlocks * kBlockBytes;  // two buffers of each block's chunk
   static constexpr int kStages = stages_beside<TileShape>(kEpilogueBytes + 1024);  // + the base's alignment slack
+  // Two blocks per warpgroup: persistent, y stored under the next tile's first K blocks. Three (320 rows): the
+  // pairs do not fit beside accumulators that stay live into a next tile's wgmmas (ptxas spills and serializes
+  // them, C7511), so one tile per CTA, y stored after its K loop.
+  static constexpr bool kPersistent = kFirstBlocks <= 2;
+  // SiLU's temporaries beside three blocks' accumulators spill: that tile leaves the activation to other variants.
+  static constexpr bool kFusesSilu = kFirstBlocks <= 2;
+  // The one-warpgroup TiledMma (as ping-pong's): each consumer warpgroup issues the wgmmas of its own blocks.
   using Mainloop =
-      ImplicitGemmMainloop<TileShape, Shape<_1, _1, _1>, cutlass::gemm::KernelTmaWarpSpecializedCooperative, kStages>;
+      ImplicitGemmMainloop<TileShape, Shape<_1, _1, _1>, cutlass::gemm::KernelTmaWarpSpecializedPingpong, kStages>;
   using Collective = typename Mainloop::Collective;
   using TiledMma = typename Mainloop::TiledMma;
 
@@ -69,7 +83,7 @@ struct OverlappedEpilogueConv {
     bool silu;
     bool n_fastest;  // tile_mn
     int n_out, m_tiles, n_tiles;
-    int64_t num_tiles;
+    int num_tiles;  // < 2^30 (can_implement): 32-bit tile indices, no 64-bit division call in the consumers
   };
 
   struct Arguments {
@@ -89,7 +103,8 @@ struct OverlappedEpilogueConv {
       const LinearProblemShape mnkl = linear_problem_shape(a.conv);
       const int n_out = get<1>(mnkl);
       const bool y_ok = n_out % kAlignment == 0 && reinterpret_cast<uintptr_t>(a.y) % 16 == 0;
-      const bool ok = y_ok && Collective::can_implement(a.conv, {a.x, a.w});
+      const int64_t tiles = (get<0>(mnkl) + kTileM - 1) / kTileM * ((n_out + kTileN - 1) / kTileN);
+      const bool ok = y_ok && tiles < (int64_t{1} << 30) && Collective::can_implement(a.conv, {a.x, a.w});
       return ok ? cutlass::Status::kSuccess : cutlass::Status::kErrorInvalidProblem;
     }
     static size_t get_workspace_size(Arguments const&) { return 0; }
@@ -106,7 +121,7 @@ struct OverlappedEpilogueConv {
       params_.n_tiles = (params_.n_out + kTileN - 1) / kTileN;
       params_.m_tiles = int((m + kTileM - 1) / kTileM);
       params_.n_fastest = params_.n_tiles <= params_.m_tiles;
-      params_.num_tiles = int64_t{params_.m_tiles} * params_.n_tiles;
+      params_.num_tiles = int(int64_t{params_.m_tiles} * params_.n_tiles);
       sm_count_ = a.sm_count;
       return cutlass::Status::kSuccess;
     }
@@ -122,9 +137,9 @@ struct OverlappedEpilogueConv {
 // scheduler does by default: CTAs side by side then share the operand tile of the longer extent (A's im2col rows
 // when output-channel tiles are few, B's filter slice when pixel tiles are few, as in ltx_upsampler's 27 x 32).
 template <class Params>
-__device__ inline cute::tuple<int, int> tile_mn(const Params& p, int64_t tile) {
-  if (p.n_fastest) return {int(tile / p.n_tiles), int(tile % p.n_tiles)};
-  return {int(tile % p.m_tiles), int(tile / p.m_tiles)};
+__device__ inline cute::tuple<int, int> tile_mn(const Params& p, int tile) {
+  if (p.n_fastest) return {tile / p.n_tiles, tile % p.n_tiles};
+  return {tile % p.m_tiles, tile / p.m_tiles};
 }
 
 // Swizzle<2, 4, 3> of a byte offset into a box of 64-byte rows (TMA SWIZZLE_64B): bits 4-5 (the 16-byte unit in
@@ -136,80 +151,50 @@ __device__ inline uint32_t bf16_pair(float a, float b) {
   return reinterpret_cast<const uint32_t&>(v);
 }
 
-template <class Conv>
-__global__ void __launch_bounds__(384, 1) overlapped_epilogue_kernel(const __grid_constant__ typename Conv::Params p) {
-#if defined(__CUDA_ARCH__) && defined(CUTE_ARCH_MMA_SM90A_ENABLED)
-  using Collective = typename Conv::Collective;
-  using Pipeline = typename Collective::MainloopPipeline;
-  using PipelineState = typename Collective::PipelineState;
+// One consumer warpgroup's tiles: the K loops of its `Blocks` 64-row blocks, from block `FirstBlock` of each tile,
+// and their epilogue (under the next tile's first K blocks where the kernel is persistent). Inlined:
+// a call would end the setmaxnreg budget of 232 registers and serialize the wgmmas across it (ptxas C7510).
+template <class Conv, int FirstBlock, int Blocks>
+__device__ __forceinline__ void overlapped_epilogue_consumer(const typename Conv::Params& p,
+                                                             typename Conv::SharedStorage& ss,
+                                                             typename Conv::Collective::MainloopPipeline& pipeline,
+                                                             int k_tiles, int half) {
   using TiledMma = typename Conv::TiledMma;
   using Mainloop = typename Conv::Mainloop;
-  using TileShape = typename Conv::Tile;
-  extern __shared__ uint8_t smem_raw[];
-  auto& ss = *reinterpret_cast<typename Conv::SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
-                                                              ~uintptr_t(1023));
-  const int warpgroup = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
-
-  typename Pipeline::Params pipeline_params;
-  if (warpgroup == 0 && warp == 0) pipeline_params.role = Pipeline::ThreadCategory::Producer;
-  if (warpgroup > 0) pipeline_params.role = Pipeline::ThreadCategory::Consumer;
-  pipeline_params.is_leader = threadIdx.x % 128 == 0;
-  pipeline_params.num_consumers = 256;
-  pipeline_params.transaction_bytes = p.mainloop.tma_transaction_bytes;
-  Pipeline pipeline(ss.pipeline, pipeline_params, Shape<_1, _1, _1>{});
-  __syncthreads();  // the barriers are initialized before anyone waits on them
-
-  Collective mainloop;
-  const auto [gA_mk, gB_nk] = mainloop.load_init(p.problem, p.mainloop);
-  const int k_tiles = int(size<3>(gA_mk));
-
-  if (warpgroup == 0) {
-    cutlass::arch::warpgroup_reg_dealloc<40>();
-    if (warp != 0) return;
-    if (cute::elect_one_sync()) Collective::prefetch_tma_descriptors(p.mainloop);
-    PipelineState write = cutlass::make_producer_start_state<Pipeline>();
-    for (int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-      const auto [m_tile, n_tile] = tile_mn(p, tile);
-      const auto blk = make_coord(m_tile, n_tile, _, 0);
-      mainloop.load(p.mainloop, pipeline, write, cute::make_tuple(gA_mk, gB_nk), blk,
-                    make_coord_iterator(shape<3>(gA_mk)), k_tiles, lane, 0, ss.tensors);
-      write.advance(k_tiles);
-    }
-    mainloop.load_tail(pipeline, write);
-    return;
-  }
-
-  cutlass::arch::warpgroup_reg_alloc<232>();
-  const int half = warpgroup - 1;  // this warpgroup's rows: the 64-row blocks `half` and 2 + `half` (TiledMma)
+  using PipelineState = typename Conv::Collective::PipelineState;
+  const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
   TiledMma tiled_mma;
-  auto mma = tiled_mma.get_thread_slice(threadIdx.x - 128);
+  auto mma = tiled_mma.get_thread_slice(threadIdx.x % 128);
+  // A: (MMA, 64-row block of the tile, k, stage); this warpgroup reads blocks [FirstBlock, FirstBlock + Blocks).
   Tensor tCrA = mma.make_fragment_A(mma.partition_A(make_tensor(make_smem_ptr(ss.tensors.smem_A.data()),
                                                                 typename Mainloop::SmemLayoutA{})));
   Tensor tCrB = mma.make_fragment_B(mma.partition_B(make_tensor(make_smem_ptr(ss.tensors.smem_B.data()),
                                                                 typename Mainloop::SmemLayoutB{})));
-  Tensor accum = partition_fragment_C(tiled_mma, take<0, 2>(TileShape{}));  // ((2 cols, 2 row halves, chunks), M, N)
-  Tensor coords = mma.partition_C(make_identity_tensor(take<0, 2>(TileShape{})));  // (row, col) in the tile
-  constexpr int kBlocks = decltype(size<1>(accum))::value;
+  using Rows = Shape<Int<Blocks * Conv::kBlockRows>, Int<Conv::kTileN>>;
+  Tensor accum = partition_fragment_C(tiled_mma, Rows{});  // ((2 cols, 2 row halves, 8-column groups), block, 1)
+  Tensor coords = mma.partition_C(make_identity_tensor(Rows{}));  // (row, col) in this warpgroup's rows
   constexpr int kPairs = decltype(size<0, 2>(accum))::value;
-  static_assert(kBlocks == 2 && kPairs == Conv::kTileN / 8 && decltype(size<2>(accum))::value == 1,
-                "the accumulators of two m64 x kTileN wgmmas per warpgroup");
+  static_assert(decltype(size<1>(accum))::value == Blocks && kPairs == Conv::kTileN / 8 &&
+                    decltype(size<2>(accum))::value == 1 && decltype(size<1>(tCrA))::value == Conv::kBlocks,
+                "one m64 x kTileN wgmma per block");
 
-  // The previous tile's y as bf16 pairs: [64-row block][8-column group][row half] (wgmma's accumulator layout:
-  // row 16 * warp + lane / 4 (+ 8), columns 8j + 2 * (lane % 4) (+ 1)).
-  uint32_t out[kBlocks][kPairs][2];
-  int pending_m0 = -1, pending_n0 = 0;  // the previous tile's origin; -1: nothing to store
-  uint8_t* buffers = ss.epilogue + half * 2 * Conv::kBufferBytes;
+  // The tile's y as bf16 pairs: [64-row block][8-column group][row half] (wgmma's accumulator layout: row 16 * warp
+  // + lane / 4 (+ 8), columns 8j + 2 * (lane % 4) (+ 1)).
+  uint32_t out[Blocks][kPairs][2];
+  int pending_m0 = -1, pending_n0 = 0;  // the tile in `out`; -1: nothing to store
+  constexpr int kBufferBytes = Blocks * Conv::kBlockBytes;  // one chunk of this warpgroup's blocks
+  uint8_t* buffers = ss.epilogue + 2 * FirstBlock * Conv::kBlockBytes;
   const bool issuer = threadIdx.x % 128 == 0;
-  // Chunk c of the previous tile (a compile-time index: `out` must stay in registers).
+  // Chunk c of `out` (a compile-time index: `out` must stay in registers).
   auto store_chunk = [&](auto chunk) {
     constexpr int c = decltype(chunk)::value;
-    uint8_t* buffer = buffers + (c & 1) * Conv::kBufferBytes;
+    uint8_t* buffer = buffers + (c & 1) * kBufferBytes;
     if (issuer) cute::tma_store_wait<1>();  // this buffer's previous store (two chunks back) has read it
     cutlass::arch::NamedBarrier::sync(128, half);
     // stmatrix x4: lane l addresses row l % 8 of matrix l / 8 = (row half, 8-column group) (l / 8 % 2, l / 16).
     const uint32_t row = 16 * warp + 8 * (lane / 8 % 2) + lane % 8;
 #pragma unroll
-    for (int b = 0; b < kBlocks; ++b) {
+    for (int b = 0; b < Blocks; ++b) {
 #pragma unroll
       for (int g = 0; g < Conv::kChunkCols / 8; g += 2) {
         const int j = c * Conv::kChunkCols / 8 + g;
@@ -222,10 +207,9 @@ __global__ void __launch_bounds__(384, 1) overlapped_epilogue_kernel(const __gri
     cutlass::arch::NamedBarrier::sync(128, half);
     if (issuer) {
 #pragma unroll
-      for (int b = 0; b < kBlocks; ++b) {
-        const int block_row = int(get<0>(coords(make_coord(make_coord(0, 0, 0), b, 0)))) & ~(Conv::kBlockRows - 1);
+      for (int b = 0; b < Blocks; ++b) {
         cute::SM90_TMA_STORE_2D::copy(&p.y_map, buffer + b * Conv::kBlockBytes, pending_n0 + c * Conv::kChunkCols,
-                                      pending_m0 + block_row);
+                                      pending_m0 + (FirstBlock + b) * Conv::kBlockRows);
       }
       cute::tma_store_arrive();
     }
@@ -240,7 +224,10 @@ __global__ void __launch_bounds__(384, 1) overlapped_epilogue_kernel(const __gri
     warpgroup_arrive();
 #pragma unroll
     for (int kb = 0; kb < size<2>(tCrA); ++kb) {
-      cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
+#pragma unroll
+      for (int b = 0; b < Blocks; ++b) {
+        cute::gemm(tiled_mma, tCrA(_, FirstBlock + b, kb, stage), tCrB(_, 0, kb, stage), accum(_, b, 0));
+      }
       tiled_mma.accumulate_ = GMMA::ScaleOut::One;
     }
     warpgroup_commit_batch();
@@ -268,7 +255,7 @@ __global__ void __launch_bounds__(384, 1) overlapped_epilogue_kernel(const __gri
         }
       }
 #pragma unroll
-      for (int blk = 0; blk < kBlocks; ++blk) {
+      for (int blk = 0; blk < Blocks; ++blk) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           float v0 = accum(make_coord(make_coord(0, h, j), blk, 0));
@@ -280,13 +267,15 @@ __global__ void __launch_bounds__(384, 1) overlapped_epilogue_kernel(const __gri
       }
     }
   };
-  for (int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
+  for (int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
     tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
     // The first kChunks K blocks carry the previous tile's chunks (after the loop where the K loop is shorter).
     cute::for_each(cute::make_int_sequence<Conv::kChunks>{}, [&](auto chunk) {
       constexpr int c = decltype(chunk)::value;
       auto store = [&] {
-        if (pending_m0 >= 0) store_chunk(chunk);
+        if constexpr (Conv::kPersistent) {
+          if (pending_m0 >= 0) store_chunk(chunk);
+        }
       };
       if (c < k_tiles) {
         k_block(c, store);
@@ -303,21 +292,74 @@ __global__ void __launch_bounds__(384, 1) overlapped_epilogue_kernel(const __gri
     const auto [m_tile, n_tile] = tile_mn(p, tile);
     pending_m0 = m_tile * Conv::kTileM;
     pending_n0 = n_tile * Conv::kTileN;
-    if (p.bias) {
-      p.silu ? finish(cute::true_type{}, cute::true_type{}) : finish(cute::true_type{}, cute::false_type{});
+    auto finish_tile = [&](auto with_silu) {
+      p.bias ? finish(cute::true_type{}, with_silu) : finish(cute::false_type{}, with_silu);
+    };
+    if constexpr (Conv::kFusesSilu) {
+      p.silu ? finish_tile(cute::true_type{}) : finish_tile(cute::false_type{});
     } else {
-      p.silu ? finish(cute::false_type{}, cute::true_type{}) : finish(cute::false_type{}, cute::false_type{});
+      finish_tile(cute::false_type{});
     }
+    if constexpr (!Conv::kPersistent) break;  // one tile per CTA: no back edge, the accumulators die into `out`
   }
   if (pending_m0 >= 0) cute::for_each(cute::make_int_sequence<Conv::kChunks>{}, store_chunk);
   if (issuer) cute::tma_store_wait<0>();  // the buffers outlive the stores that read them
+}
+
+template <class Conv>
+__global__ void __launch_bounds__(384, 1) overlapped_epilogue_kernel(const __grid_constant__ typename Conv::Params p) {
+#if defined(__CUDA_ARCH__) && defined(CUTE_ARCH_MMA_SM90A_ENABLED)
+  using Collective = typename Conv::Collective;
+  using Pipeline = typename Collective::MainloopPipeline;
+  using PipelineState = typename Collective::PipelineState;
+  extern __shared__ uint8_t smem_raw[];
+  auto& ss = *reinterpret_cast<typename Conv::SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
+                                                              ~uintptr_t(1023));
+  const int warpgroup = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+
+  typename Pipeline::Params pipeline_params;
+  if (warpgroup == 0 && warp == 0) pipeline_params.role = Pipeline::ThreadCategory::Producer;
+  if (warpgroup > 0) pipeline_params.role = Pipeline::ThreadCategory::Consumer;
+  pipeline_params.is_leader = threadIdx.x % 128 == 0;
+  pipeline_params.num_consumers = 256;
+  pipeline_params.transaction_bytes = p.mainloop.tma_transaction_bytes;
+  Pipeline pipeline(ss.pipeline, pipeline_params, Shape<_1, _1, _1>{});
+  __syncthreads();  // the barriers are initialized before anyone waits on them
+
+  Collective mainloop;
+  const auto [gA_mk, gB_nk] = mainloop.load_init(p.problem, p.mainloop);
+  const int k_tiles = int(size<3>(gA_mk));
+
+  if (warpgroup == 0) {
+    cutlass::arch::warpgroup_reg_dealloc<40>();
+    if (warp != 0) return;
+    if (cute::elect_one_sync()) Collective::prefetch_tma_descriptors(p.mainloop);
+    PipelineState write = cutlass::make_producer_start_state<Pipeline>();
+    for (int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
+      const auto [m_tile, n_tile] = tile_mn(p, tile);
+      const auto blk = make_coord(m_tile, n_tile, _, 0);
+      mainloop.load(p.mainloop, pipeline, write, cute::make_tuple(gA_mk, gB_nk), blk,
+                    make_coord_iterator(shape<3>(gA_mk)), k_tiles, lane, 0, ss.tensors);
+      write.advance(k_tiles);
+    }
+    mainloop.load_tail(pipeline, write);
+    return;
+  }
+
+  cutlass::arch::warpgroup_reg_alloc<232>();
+  if (warpgroup == 1) {
+    overlapped_epilogue_consumer<Conv, 0, Conv::kFirstBlocks>(p, ss, pipeline, k_tiles, 0);
+  } else {
+    overlapped_epilogue_consumer<Conv, Conv::kFirstBlocks, Conv::kBlocks - Conv::kFirstBlocks>(p, ss, pipeline,
+                                                                                               k_tiles, 1);
+  }
 #endif
 }
 
 template <class TileShape>
 cutlass::Status OverlappedEpilogueConv<TileShape>::Device::run(cudaStream_t s) {
   using Conv = OverlappedEpilogueConv<TileShape>;
-  const int64_t grid = std::min<int64_t>(params_.num_tiles, sm_count_);
+  const int64_t grid = Conv::kPersistent ? std::min<int64_t>(params_.num_tiles, sm_count_) : params_.num_tiles;
   if (grid == 0) return cutlass::Status::kSuccess;
   auto* kernel = overlapped_epilogue_kernel<Conv>;
   KF_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Conv::kSmemBytes));
@@ -343,7 +385,7 @@ template <class Conv>
 Variant overlapped_epilogue_variant(std::string name, std::string idea, std::string source) {
   Variant v = make_variant<Conv>(std::move(name), std::move(idea), std::move(source), Conv::kOutput,
                                  overlapped_arguments<Conv>);
-  v.fuses_activation = true;
+  v.fuses_activation = Conv::kFusesSilu;
   return v;
 }
 

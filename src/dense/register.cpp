@@ -64,6 +64,7 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v52_persistent_256x128x32_stages8());
   r.add(dense::v55_persistent_256x128x32_stages8_mmas2());
   r.add(dense::v57_persistent_256x128x64_overlapped_epilogue());
+  r.add(dense::v58_cooperative_320x128x64());
   // Measured (NOTES.md, "Halo rows"); v30 is the tile rule's pick where rows fill 256-pixel tiles.
   r.add(dense::v26_halo_256x96x32());
   r.add(dense::v27_halo_256x128x32());
@@ -138,6 +139,15 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // unless its 128-wide N tile pads K_out where the 192-wide one does not (wan21_shortcut_384_192, K_out 192: v43
   // 0.408 ms against v9's 0.347, 22:55 UTC round-robin).
   const bool n192 = p.K % 192 == 0 && p.K % 256 != 0;  // the N tile rule's 192-wide tile (v9) covers K_out exactly
+  // One 320-row tile per SM (v58) where that is one wave and 256-row tiles are more, for an x staged from NCDHW:
+  // the staging kernel has just written it, so L2 holds it (c64_stride2 NCDHW, two images, 2026-12-04 12:23 UTC:
+  // 0.0672-0.0684 ms against v43's 0.0727-0.0734 in both orders and round-robin). Not for an NDHWC x that the
+  // previous kernel did not leave in L2: there v58 reads 14% more from DRAM than v43 (ncu after the bench's L2
+  // flush) and runs 3-4% behind it (NOTES.md, v58). Not past ping-pong's short K loops, nor with a fused SiLU (v58
+  // leaves it to the others).
+  const int64_t tiles_320 = (m + 319) / 320 * ((p.K + 127) / 128);
+  const bool one_wave_320 = p.x_layout() == Layout::ncdhw && tiles_320 <= sms && big_tiles > sms && k_blocks > 24 &&
+                            (p.K <= 128 || p.K % 128 == 0) && p.activation == Activation::none;
   const bool pingpong = (k_blocks <= 24 || big_tiles < 2 * sms) && !(n192 && p.K % 128 != 0);
   // The 256x128 tile in our own kernel (v57), which stores each tile's y under the next tile's first K blocks,
   // where CUTLASS's cooperative kernel would idle the tensor cores for ~4.4 k cycles per tile: every long K loop of
@@ -148,6 +158,7 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   const bool overlap_epilogue = p.K % 128 == 0 && k_blocks <= 64;
   const std::string tile = p.C <= 16                               ? "dense_v36_persistent_256x128x16_e128x64"
                            : narrow_halo && halo_takes(narrow_halo, 1, 2) ? narrow_halo
+                           : one_wave_320                         ? "dense_v58_cooperative_320x128x64"
                            : pingpong                             ? "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven"
                            : k96_narrow && rows_fill_halo_tiles() ? "dense_v30_halo_256x96x32_c2x1_d8"
                            : k96_narrow                           ? "dense_v21_persistent_256x96x32_c2x1"
@@ -161,9 +172,10 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // 0.457 ms, and staging + v6 on the pointwise cog_spatialnorm, 0.460 vs 0.881), but not the 96- and 192-wide N
   // tiles (wan21) nor the 16-wide K tile over several taps (c3_stem): those keep staging y.
   const bool ncdhw_out = dense::output_order_refusal(p, dense::OutputOrder::ncdhw_one_image).empty();
-  // v57 writes NDHWC only: there the direct writer of the tile it replaced (v44 for K_out <= 128, else v4) takes it.
+  // v57 and v58 write NDHWC only: there the direct writer of the tile they replaced (v44's or v43's 256x128 for
+  // K_out <= 128, else v4's 128x256) takes it.
   const bool overlapped = tile == "dense_v57_persistent_256x128x64_overlapped_epilogue";
-  const bool direct_256x128 = (overlapped && p.K <= 128) ||
+  const bool direct_256x128 = (overlapped && p.K <= 128) || tile == "dense_v58_cooperative_320x128x64" ||
                               tile == "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven" ||
                               (tile == "dense_v36_persistent_256x128x16_e128x64" && p.T * p.R * p.S == 1);
   const bool direct_128x256 = (overlapped && p.K > 128) || tile == "dense_v4_persistent_128x256x64_c2x1";
@@ -175,7 +187,9 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
     const Variant* v = reg.find(name);
     if (v && v->accepts(p).empty()) {
       const char* rule = name == first
-                             ? "tile rule: K tile 16 when C <= 16, ping-pong 128x128 for short K loops or small grids "
+                             ? "tile rule: K tile 16 when C <= 16, one 320x128 tile per SM where that is one wave and "
+                               "256x128 tiles are more (x staged from NCDHW), "
+                               "ping-pong 128x128 for short K loops or small grids "
                                "(not where K_out is a multiple of 192 that 128 does not divide), "
                                "halo rows with an N tile of 16, 32 or 64 for K_out <= 64, "
                                "else the N tile with the least padding (96, 128, 192; K tile 32 in 2x1 clusters where "

@@ -50,9 +50,10 @@ Variant v50_pingpong_128x128x64_directstore();
 Variant v51_persistent_256x96x32_c2x1_directstore();
 Variant v52_persistent_256x128x32_stages8();
 Variant v55_persistent_256x128x32_stages8_mmas2();
-// Our own persistent kernel around the im2col mainloop: y stored under the next tile's MMAs
-// (overlapped_epilogue_conv.cuh).
+// Our own kernel around the im2col mainloop (overlapped_epilogue_conv.cuh): persistent with y stored under the next
+// tile's MMAs (v57), or one 320-row tile per CTA (v58).
 Variant v57_persistent_256x128x64_overlapped_epilogue();
+Variant v58_cooperative_320x128x64();
 // Our own mainloop: one input row's halo staged once for all taps along W (halo_conv.cuh).
 Variant v26_halo_256x96x32();
 Variant v27_halo_256x128x32();

@@ -317,6 +317,25 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   EXPECT_EQ(choose_variant(stem).name, "dense_v36_persistent_256x128x16_e128x64");
 }
 
+// One wave of 320-row tiles where 256-row ones spill into a second (c64_stride2's grid: M = 2*8*48*48 = 36864,
+// K_out 128, 27 K-blocks; 116 tiles of 320 rows against 144 of 256) over an x staged from NCDHW: v58. In NDHWC,
+// or with a fused SiLU (which v58 leaves to the others), ping-pong as before; one image in NCDHW, the 256x128 tile
+// that writes it directly; twice the pixels (231 tiles of 320 rows), the N tile rule.
+TEST(DenseAccepts, DispatchGivesOneWaveGridsThe320RowTile) {
+  const testing::ScopedEnv rule_only("KFORGE_AUTOTUNE", "0");
+  const ConvParams down = params_of({2}, {1}, {}, {1});
+  ConvParams down_silu = down;
+  down_silu.activation = Activation::silu;
+  auto pick = [&](int64_t N, int64_t W, const ConvParams& params, Layout l) {
+    return choose_variant(dense_problem(N, 64, 128, {16, 96, W}, {3, 3, 3}, params, l, true)).name;
+  };
+  EXPECT_EQ(pick(2, 96, down, Layout::ncdhw), "dense_v58_cooperative_320x128x64");  // two images: x and y staged
+  EXPECT_EQ(pick(2, 96, down, Layout::ndhwc), "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
+  EXPECT_EQ(pick(2, 96, down_silu, Layout::ncdhw), "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
+  EXPECT_EQ(pick(1, 192, down, Layout::ncdhw), "dense_v10_persistent_256x128x64_ncdhw");
+  EXPECT_EQ(pick(4, 96, down, Layout::ncdhw), "dense_v57_persistent_256x128x64_overlapped_epilogue");
+}
+
 // Few output channels: halo rows with the narrowest N tile covering K where rows fill half a 256-pixel tile or more;
 // elsewhere (narrow rows, stride 2 along W) the tile rule as before, y staged with K padded to 8.
 TEST(DenseAccepts, DispatchGivesFewOutputChannelsANarrowTile) {
