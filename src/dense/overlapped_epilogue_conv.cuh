@@ -59,8 +59,9 @@ struct OverlappedEpilogueConv {
   // pairs do not fit beside accumulators that stay live into a next tile's wgmmas (ptxas spills and serializes
   // them, C7511), so one tile per CTA, y stored after its K loop.
   static constexpr bool kPersistent = kFirstBlocks <= 2;
-  // SiLU's temporaries beside three blocks' accumulators spill: that tile leaves the activation to other variants.
-  static constexpr bool kFusesSilu = kFirstBlocks <= 2;
+  // The same register budget: SiLU's temporaries beside three blocks' accumulators spill, so that tile leaves the
+  // activation to other variants.
+  static constexpr bool kFusesSilu = kPersistent;
   // The one-warpgroup TiledMma (as ping-pong's): each consumer warpgroup issues the wgmmas of its own blocks.
   using Mainloop =
       ImplicitGemmMainloop<TileShape, Shape<_1, _1, _1>, cutlass::gemm::KernelTmaWarpSpecializedPingpong, kStages>;
