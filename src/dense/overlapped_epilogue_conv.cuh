@@ -1,4 +1,4 @@
-// The overlapped-epilogue conv kernel (v57, v58): a cooperative implicit GEMM whose tile's y leaves while the
+// The overlapped-epilogue conv kernel (v57-v59): a cooperative implicit GEMM whose tile's y leaves while the
 // tensor cores already run the next tile's MMAs, where the registers allow it.
 //
 // Why: CUTLASS's cooperative kernel (v3, v44) runs a tile's epilogue between its last MMA and the next tile's
@@ -7,11 +7,12 @@
 // skewed consumers of the halo kernel did not change where the epilogue sits.
 //
 // How: the tile's rows are 64-row blocks (one wgmma's M), the first ceil(B/2) of them the first consumer
-// warpgroup's and the rest the second's. With two blocks each (256 rows) the kernel is persistent: the warpgroups
-// turn their accumulators into bf16 pairs (bias, SiLU) held in registers (64 per thread), start the next tile's
-// first K block, and while its wgmmas run store the pairs in four 32-column chunks, one per K block: stmatrix into a
-// swizzled shared-memory buffer, one TMA store per 64-row block, two buffers per warpgroup so that a chunk's store
-// drains while the next chunk is written. No barrier spans both warpgroups. With three (the 320-row tile, v58: 192
+// warpgroup's and the rest the second's. With up to two blocks each (v57's 256x128, v59's 128x256: 128 accumulators
+// per thread either way) the kernel is persistent: the warpgroups turn their accumulators into bf16 pairs (bias,
+// SiLU) held in registers (64 per thread), start the next tile's first K block, and while its wgmmas run store the
+// pairs in 32-column chunks (four of 128 columns, eight of 256), one per K block: stmatrix into a swizzled
+// shared-memory buffer, one TMA store per 64-row block, two buffers per warpgroup so that a chunk's store drains
+// while the next chunk is written. No barrier spans both warpgroups. With three (the 320-row tile, v58: 192
 // accumulators per thread) the pairs do not fit beside accumulators that stay live into a next tile, so each CTA
 // runs one tile and stores its chunks after the K loop; that tile is for grids that one wave of it covers
 // (c64_stride2: 116 tiles of 320 rows on 132 SMs, against 144 of 256).

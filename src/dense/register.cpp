@@ -65,6 +65,7 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v55_persistent_256x128x32_stages8_mmas2());
   r.add(dense::v57_persistent_256x128x64_overlapped_epilogue());
   r.add(dense::v58_cooperative_320x128x64());
+  r.add(dense::v59_persistent_128x256x64_overlapped_epilogue());
   // Measured (NOTES.md, "Halo rows"); v30 is the tile rule's pick where rows fill 256-pixel tiles.
   r.add(dense::v26_halo_256x96x32());
   r.add(dense::v27_halo_256x128x32());
@@ -156,6 +157,12 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // (<= 64 K-blocks: c1024_k311, 48, 15.88 against v4's 16.71; with 108-864 K-blocks v4 ties or wins: c256_k333
   // 1.36 against 1.38, c2048_k333 68.3 against 72.3).
   const bool overlap_epilogue = p.K % 128 == 0 && k_blocks <= 64;
+  // Past 64 K-blocks, the 128x256 tile in the same kernel (v59) where K_out fills 256-wide tiles, up to 128 K-blocks
+  // (v4's epilogue then >= ~3.5% of a tile; c256_k333, 108, 2026-12-04 15:30-15:40 UTC: 1.177 / 1.175 ms against
+  // v4's 1.212 / 1.213 in both orders, 1.370 against 1.388 round-robin; mochi_256, 108, 5.99 / 6.00 against 6.08 /
+  // 6.09 and a round-robin tie; c512_big_k133, 72, 93.5 against 94.7 round-robin). Longer K loops keep v4, whose
+  // 2x1 multicast v59 lacks (mochi_768, 324: +1.3%; c2048_k333, 864: +0.7 to +1.5%).
+  const bool overlap_epilogue_n256 = p.K % 256 == 0 && k_blocks > 64 && k_blocks <= 128;
   const std::string tile = p.C <= 16                               ? "dense_v36_persistent_256x128x16_e128x64"
                            : narrow_halo && halo_takes(narrow_halo, 1, 2) ? narrow_halo
                            : one_wave_320                         ? "dense_v58_cooperative_320x128x64"
@@ -165,6 +172,8 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
                            : p.K <= 96                            ? "dense_v7_persistent_256x96x64"
                            : p.K <= 128 || overlap_epilogue
                                ? "dense_v57_persistent_256x128x64_overlapped_epilogue"
+                           : overlap_epilogue_n256
+                               ? "dense_v59_persistent_128x256x64_overlapped_epilogue"
                            : n192                                 ? "dense_v9_persistent_128x192x64"
                                                                   : "dense_v4_persistent_128x256x64_c2x1";
   // One image's packed NCDHW output (PyTorch's default): the kernels that write it directly spare 2|y| bytes of
@@ -172,13 +181,14 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // 0.457 ms, and staging + v6 on the pointwise cog_spatialnorm, 0.460 vs 0.881), but not the 96- and 192-wide N
   // tiles (wan21) nor the 16-wide K tile over several taps (c3_stem): those keep staging y.
   const bool ncdhw_out = dense::output_order_refusal(p, dense::OutputOrder::ncdhw_one_image).empty();
-  // v57 and v58 write NDHWC only: there the direct writer of the tile they replaced (v44's or v43's 256x128 for
+  // v57-v59 write NDHWC only: there the direct writer of the tile they replaced (v44's or v43's 256x128 for
   // K_out <= 128, else v4's 128x256) takes it.
   const bool overlapped = tile == "dense_v57_persistent_256x128x64_overlapped_epilogue";
   const bool direct_256x128 = (overlapped && p.K <= 128) || tile == "dense_v58_cooperative_320x128x64" ||
                               tile == "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven" ||
                               (tile == "dense_v36_persistent_256x128x16_e128x64" && p.T * p.R * p.S == 1);
-  const bool direct_128x256 = (overlapped && p.K > 128) || tile == "dense_v4_persistent_128x256x64_c2x1";
+  const bool direct_128x256 = (overlapped && p.K > 128) || tile == "dense_v4_persistent_128x256x64_c2x1" ||
+                              tile == "dense_v59_persistent_128x256x64_overlapped_epilogue";
   std::string first = tile;
   if (ncdhw_out && direct_256x128) first = "dense_v10_persistent_256x128x64_ncdhw";
   if (ncdhw_out && direct_128x256) first = "dense_v11_persistent_128x256x64_c2x1_ncdhw";
@@ -195,7 +205,8 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
                                "else the N tile with the least padding (96, 128, 192; K tile 32 in 2x1 clusters where "
                                "C % 64 is in (0, 32] with K_out <= 96, as halo rows where rows fill 256-pixel tiles) "
                                "or 128x256 in 2x1 clusters; 256x128 with y stored under the next tile's MMAs for "
-                               "K_out <= 128 and for K loops of <= 64 blocks; "
+                               "K_out <= 128 and for K loops of <= 64 blocks, 128x256 so for K_out % 256 == 0 "
+                               "and K loops of 65-128 blocks; "
                                "one image's NCDHW y written directly by the 256x128 or 128x256 tile"
                              : "the preferred tile refuses this problem; next accepting variant";
       if (why) *why = std::string(rule) + " (" + autotune + ")";

@@ -51,9 +51,10 @@ Variant v51_persistent_256x96x32_c2x1_directstore();
 Variant v52_persistent_256x128x32_stages8();
 Variant v55_persistent_256x128x32_stages8_mmas2();
 // Our own kernel around the im2col mainloop (overlapped_epilogue_conv.cuh): persistent with y stored under the next
-// tile's MMAs (v57), or one 320-row tile per CTA (v58).
+// tile's MMAs (v57 256x128, v59 128x256), or one 320-row tile per CTA (v58).
 Variant v57_persistent_256x128x64_overlapped_epilogue();
 Variant v58_cooperative_320x128x64();
+Variant v59_persistent_128x256x64_overlapped_epilogue();
 // Our own mainloop: one input row's halo staged once for all taps along W (halo_conv.cuh).
 Variant v26_halo_256x96x32();
 Variant v27_halo_256x128x32();

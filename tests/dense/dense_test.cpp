@@ -270,10 +270,17 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   const ConvProblem pointwise = dense_problem(1, 512, 512, {32, 64, 64}, {1, 1, 1}, ConvParams{}, Layout::ndhwc, true);
   const ConvProblem f16 = dense_problem(1, 8, 16, {4, 6, 7}, {3, 3, 3}, same1, Layout::ncdhw, true, DType::f16);
   // The 256x128 tile that stores y under the next tile's MMAs: K_out <= 128, or K loops of <= 64 blocks (wide: 27);
-  // a longer K loop over K_out > 128 keeps the 128x256 tile in 2x1 clusters.
+  // the 128x256 tile that does so for K_out % 256 == 0 and 65-128 K-blocks (long_wide: 108); longer K loops, or
+  // K_out that 256 does not divide, keep the 128x256 tile in 2x1 clusters; one image in NCDHW, its direct writer.
   const ConvProblem long_wide = dense_problem(1, 256, 256, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  const ConvProblem longer_wide = dense_problem(1, 512, 256, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  const ConvProblem long_k640 = dense_problem(1, 256, 640, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
+  const ConvProblem long_wide_torch = dense_problem(1, 256, 256, {32, 64, 64}, {3, 3, 3}, same1, Layout::ncdhw, true);
   EXPECT_EQ(choose_variant(wide).name, "dense_v57_persistent_256x128x64_overlapped_epilogue");
-  EXPECT_EQ(choose_variant(long_wide).name, "dense_v4_persistent_128x256x64_c2x1");
+  EXPECT_EQ(choose_variant(long_wide).name, "dense_v59_persistent_128x256x64_overlapped_epilogue");
+  EXPECT_EQ(choose_variant(longer_wide).name, "dense_v4_persistent_128x256x64_c2x1");
+  EXPECT_EQ(choose_variant(long_k640).name, "dense_v4_persistent_128x256x64_c2x1");
+  EXPECT_EQ(choose_variant(long_wide_torch).name, "dense_v11_persistent_128x256x64_c2x1_ncdhw");
   EXPECT_EQ(choose_variant(narrow).name, "dense_v57_persistent_256x128x64_overlapped_epilogue");
   EXPECT_EQ(choose_variant(torch_layout).name, "dense_v10_persistent_256x128x64_ncdhw");
   EXPECT_EQ(choose_variant(torch_two).name, "dense_v57_persistent_256x128x64_overlapped_epilogue");
