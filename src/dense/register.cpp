@@ -159,8 +159,8 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   const bool overlap_epilogue = p.K % 128 == 0 && k_blocks <= 64;
   // Past 64 K-blocks, the 128x256 tile in the same kernel (v59) where K_out fills 256-wide tiles, up to 128 K-blocks
   // (v4's epilogue then >= ~3.5% of a tile; c256_k333, 108, 2026-12-04 15:30-15:40 UTC: 1.177 / 1.175 ms against
-  // v4's 1.212 / 1.213 in both orders, 1.370 against 1.388 round-robin; mochi_256, 108, 5.99 / 6.00 against 6.08 /
-  // 6.09 and a round-robin tie; c512_big_k133, 72, 93.5 against 94.7 round-robin). Longer K loops keep v4, whose
+  // v4's 1.212 / 1.213 in both orders with spreads of 0.2-0.7%, 1.370 against 1.388 round-robin, at its spreads;
+  // mochi_256 (108), c512_big_k133 and cog_up2d_512 (72) tie within the spreads). Longer K loops keep v4, whose
   // 2x1 multicast v59 lacks (mochi_768, 324: +1.3%; c2048_k333, 864: +0.7 to +1.5%).
   const bool overlap_epilogue_n256 = p.K % 256 == 0 && k_blocks > 64 && k_blocks <= 128;
   const std::string tile = p.C <= 16                               ? "dense_v36_persistent_256x128x16_e128x64"
