@@ -95,6 +95,7 @@ struct OverlappedEpilogueConv {
     Element* y = nullptr;
     ConvShape conv{};
     bool silu = false;
+    bool m_fastest = false;  // tile_mn's walk (tile_walk.hpp)
     int sm_count = 0;
   };
 
@@ -122,7 +123,7 @@ struct OverlappedEpilogueConv {
       params_.silu = a.silu;
       params_.n_tiles = (params_.n_out + kTileN - 1) / kTileN;
       params_.m_tiles = int((m + kTileM - 1) / kTileM);
-      params_.n_fastest = params_.n_tiles <= params_.m_tiles;
+      params_.n_fastest = !a.m_fastest;
       params_.num_tiles = int(int64_t{params_.m_tiles} * params_.n_tiles);
       sm_count_ = a.sm_count;
       return cutlass::Status::kSuccess;
@@ -135,9 +136,7 @@ struct OverlappedEpilogueConv {
   };
 };
 
-// Tile `tile`'s (M tile, N tile). The shorter of the two extents is walked fastest, as CUTLASS's persistent
-// scheduler does by default: CTAs side by side then share the operand tile of the longer extent (A's im2col rows
-// when output-channel tiles are few, B's filter slice when pixel tiles are few, as in ltx_upsampler's 27 x 32).
+// Tile `tile`'s (M tile, N tile), walked as the variant's TileWalk chose (overlapped_arguments).
 template <class Params>
 __device__ inline cute::tuple<int, int> tile_mn(const Params& p, int tile) {
   if (p.n_fastest) return {tile / p.n_tiles, tile % p.n_tiles};
@@ -371,7 +370,7 @@ cutlass::Status OverlappedEpilogueConv<TileShape>::Device::run(cudaStream_t s) {
 
 template <class Conv>
 typename Conv::Arguments overlapped_arguments(const ConvProblem& in, const void* x, const void* w, const void* bias,
-                                              void* y, const cutlass::KernelHardwareInfo& hw) {
+                                              void* y, const cutlass::KernelHardwareInfo& hw, TileWalk walk) {
   typename Conv::Arguments a;
   a.x = static_cast<const Element*>(x);
   a.w = static_cast<const Element*>(w);
@@ -379,14 +378,20 @@ typename Conv::Arguments overlapped_arguments(const ConvProblem& in, const void*
   a.y = static_cast<Element*>(y);
   a.conv = conv_shape(in);
   a.silu = in.activation == Activation::silu;
+  const int64_t m_tiles = (in.N * in.Do * in.Ho * in.Wo + Conv::kTileM - 1) / Conv::kTileM;
+  a.m_fastest = walks_m_fastest(walk, in, m_tiles, (in.K + Conv::kTileN - 1) / Conv::kTileN);
   a.sm_count = hw.sm_count;
   return a;
 }
 
 template <class Conv>
-Variant overlapped_epilogue_variant(std::string name, std::string idea, std::string source) {
+Variant overlapped_epilogue_variant(std::string name, std::string idea, std::string source,
+                                    TileWalk walk = TileWalk::shorter_extent_first) {
   Variant v = make_variant<Conv>(std::move(name), std::move(idea), std::move(source), Conv::kOutput,
-                                 overlapped_arguments<Conv>);
+                                 [walk](const ConvProblem& in, const void* x, const void* w, const void* b, void* y,
+                                        const cutlass::KernelHardwareInfo& hw) {
+                                   return overlapped_arguments<Conv>(in, x, w, b, y, hw, walk);
+                                 });
   v.fuses_activation = Conv::kFusesSilu;
   return v;
 }

@@ -66,6 +66,10 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v57_persistent_256x128x64_overlapped_epilogue());
   r.add(dense::v58_cooperative_320x128x64());
   r.add(dense::v59_persistent_128x256x64_overlapped_epilogue());
+  // The 128x256 tiles walked to share the larger operand (tile_walk.hpp): the rule's picks for that tile.
+  r.add(dense::v60_persistent_128x256x64_c2x1_operandwalk());
+  r.add(dense::v61_persistent_128x256x64_overlapped_epilogue_operandwalk());
+  r.add(dense::v62_persistent_128x256x64_c2x1_operandwalk_ncdhw());
   // Measured (NOTES.md, "Halo rows"); v30 is the tile rule's pick where rows fill 256-pixel tiles.
   r.add(dense::v26_halo_256x96x32());
   r.add(dense::v27_halo_256x128x32());
@@ -163,6 +167,11 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // mochi_256 (108), c512_big_k133 and cog_up2d_512 (72) tie within the spreads). Longer K loops keep v4, whose
   // 2x1 multicast v59 lacks (mochi_768, 324: +1.3%; c2048_k333, 864: +0.7 to +1.5%).
   const bool overlap_epilogue_n256 = p.K % 256 == 0 && k_blocks > 64 && k_blocks <= 128;
+  // The 128x256 tiles run as v60 / v61 (v62 for NCDHW y): v4's, v59's and v11's kernels walked so that CTAs side by
+  // side share the larger operand, which differs from the shorter-extent walk only where the filter outweighs x
+  // (ltx_upsampler, 2026-12-04 17:51-17:54 UTC round-robin in both orders: v60 1.916 / 1.920 ms against v4's
+  // 2.046 / 2.027, v61 1.900 / 1.910 against v59's 2.072 / 2.074, NCDHW v62 2.092 / 2.093 against v11's 2.212 / 2.211;
+  // DRAM reads 0.33 GB against 1.38: NOTES.md, v60-v62).
   const std::string tile = p.C <= 16                               ? "dense_v36_persistent_256x128x16_e128x64"
                            : narrow_halo && halo_takes(narrow_halo, 1, 2) ? narrow_halo
                            : one_wave_320                         ? "dense_v58_cooperative_320x128x64"
@@ -173,9 +182,9 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
                            : p.K <= 128 || overlap_epilogue
                                ? "dense_v57_persistent_256x128x64_overlapped_epilogue"
                            : overlap_epilogue_n256
-                               ? "dense_v59_persistent_128x256x64_overlapped_epilogue"
+                               ? "dense_v61_persistent_128x256x64_overlapped_epilogue_operandwalk"
                            : n192                                 ? "dense_v9_persistent_128x192x64"
-                                                                  : "dense_v4_persistent_128x256x64_c2x1";
+                                                                  : "dense_v60_persistent_128x256x64_c2x1_operandwalk";
   // One image's packed NCDHW output (PyTorch's default): the kernels that write it directly spare 2|y| bytes of
   // staging (NOTES.md, 00:06 UTC: 256x128 direct beat staging + v3 or v8 on every such case, c512_k111 0.341 vs
   // 0.457 ms, and staging + v6 on the pointwise cog_spatialnorm, 0.460 vs 0.881), but not the 96- and 192-wide N
@@ -187,12 +196,13 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   const bool direct_256x128 = (overlapped && p.K <= 128) || tile == "dense_v58_cooperative_320x128x64" ||
                               tile == "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven" ||
                               (tile == "dense_v36_persistent_256x128x16_e128x64" && p.T * p.R * p.S == 1);
-  const bool direct_128x256 = (overlapped && p.K > 128) || tile == "dense_v4_persistent_128x256x64_c2x1" ||
-                              tile == "dense_v59_persistent_128x256x64_overlapped_epilogue";
+  const bool direct_128x256 = (overlapped && p.K > 128) ||
+                              tile == "dense_v60_persistent_128x256x64_c2x1_operandwalk" ||
+                              tile == "dense_v61_persistent_128x256x64_overlapped_epilogue_operandwalk";
   std::string first = tile;
   if (ncdhw_out && direct_256x128) first = "dense_v10_persistent_256x128x64_ncdhw";
-  if (ncdhw_out && direct_128x256) first = "dense_v11_persistent_128x256x64_c2x1_ncdhw";
-  for (const std::string& name : {first, std::string("dense_v4_persistent_128x256x64_c2x1"),
+  if (ncdhw_out && direct_128x256) first = "dense_v62_persistent_128x256x64_c2x1_operandwalk_ncdhw";
+  for (const std::string& name : {first, std::string("dense_v60_persistent_128x256x64_c2x1_operandwalk"),
                                   std::string("dense_v3_persistent_256x128x64"), std::string("dense_v0_direct")}) {
     const Variant* v = reg.find(name);
     if (v && v->accepts(p).empty()) {
@@ -204,7 +214,8 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
                                "halo rows with an N tile of 16, 32 or 64 for K_out <= 64, "
                                "else the N tile with the least padding (96, 128, 192; K tile 32 in 2x1 clusters where "
                                "C % 64 is in (0, 32] with K_out <= 96, as halo rows where rows fill 256-pixel tiles) "
-                               "or 128x256 in 2x1 clusters; 256x128 with y stored under the next tile's MMAs for "
+                               "or 128x256 in 2x1 clusters, walked to share the larger operand; "
+                               "256x128 with y stored under the next tile's MMAs for "
                                "K_out <= 128 and for K loops of <= 64 blocks, 128x256 so for K_out % 256 == 0 "
                                "and K loops of 65-128 blocks; "
                                "one image's NCDHW y written directly by the 256x128 or 128x256 tile"

@@ -16,6 +16,7 @@
 #include "dense/direct_store_epilogue.cuh"
 #include "dense/plane_ordered_scheduler.cuh"
 #include "dense/sm90_conv_runner.cuh"
+#include "dense/tile_walk.hpp"
 
 #include <cutlass/conv/collective/collective_builder.hpp>
 #include <cutlass/conv/detail.hpp>
@@ -29,7 +30,7 @@ namespace kforge::dense::sm90 {
 // How the persistent tile scheduler walks the output tiles (autotuner candidates; ignored by AsShippedConv).
 struct ScheduleOptions {
   int max_swizzle = 1;  // 1, 2, 4, 8: tiles grouped for L2 reuse of A/B
-  int raster = 0;       // 0: CUTLASS heuristic, 1: along M, 2: along N
+  TileWalk walk = TileWalk::shorter_extent_first;
   int splits = 1;       // stream-K scheduler only: K split into this many parts (1: data-parallel)
   int plane_block = 1;  // PlaneOrderedScheduler only: output planes walked side by side (plane_order.hpp)
 };
@@ -201,7 +202,13 @@ typename Conv::Device::Arguments persistent_arguments(const ConvProblem& in, con
   typename Kernel::TileScheduler::Arguments sched{};
   sched.max_swizzle_size = opt.max_swizzle;
   using Raster = decltype(sched.raster_order);
-  sched.raster_order = opt.raster == 1 ? Raster::AlongM : opt.raster == 2 ? Raster::AlongN : Raster::Heuristic;
+  using TileShape = typename Kernel::TileShape;
+  const int64_t m_tiles = (m + cute::size<0>(TileShape{}) - 1) / cute::size<0>(TileShape{});
+  const int64_t n_tiles = (in.K + cute::size<1>(TileShape{}) - 1) / cute::size<1>(TileShape{});
+  // The shorter extent stays CUTLASS's own heuristic (it counts whole clusters), as the variants were measured.
+  sched.raster_order = opt.walk == TileWalk::shorter_extent_first           ? Raster::Heuristic
+                       : walks_m_fastest(opt.walk, in, m_tiles, n_tiles) ? Raster::AlongM
+                                                                          : Raster::AlongN;
   if constexpr (requires { sched.splits; }) sched.splits = opt.splits;
   if constexpr (requires { sched.order; }) {
     sched.order = plane_order(in, cute::size<0>(typename Kernel::TileShape{}), opt.plane_block);

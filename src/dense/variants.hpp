@@ -17,6 +17,7 @@ Variant v1_cutlass_as_shipped();
 Variant v2_persistent_128x256x64();
 Variant v3_persistent_256x128x64();
 Variant v4_persistent_128x256x64_c2x1();
+Variant v60_persistent_128x256x64_c2x1_operandwalk();  // v4's instantiation, another tile walk (tile_walk.hpp)
 Variant v5_streamk_128x256x64();
 Variant v6_persistent_256x128x16();
 Variant v7_persistent_256x96x64();
@@ -24,6 +25,7 @@ Variant v8_pingpong_128x128x64();
 Variant v9_persistent_128x192x64();
 Variant v10_persistent_256x128x64_ncdhw();
 Variant v11_persistent_128x256x64_c2x1_ncdhw();
+Variant v62_persistent_128x256x64_c2x1_operandwalk_ncdhw();  // v11's instantiation, as v60
 Variant v18_persistent_256x96x32();
 Variant v19_persistent_256x128x64_c1x2();
 Variant v20_persistent_256x128x64_c2x1();
@@ -55,6 +57,7 @@ Variant v55_persistent_256x128x32_stages8_mmas2();
 Variant v57_persistent_256x128x64_overlapped_epilogue();
 Variant v58_cooperative_320x128x64();
 Variant v59_persistent_128x256x64_overlapped_epilogue();
+Variant v61_persistent_128x256x64_overlapped_epilogue_operandwalk();  // v59's instantiation, as v60
 // Our own mainloop: one input row's halo staged once for all taps along W (halo_conv.cuh).
 Variant v26_halo_256x96x32();
 Variant v27_halo_256x128x32();

@@ -12,6 +12,7 @@
 #include "dense/channels_last.hpp"
 #include "dense/plane_order.hpp"
 #include "dense/pointwise_gemm.hpp"
+#include "dense/tile_walk.hpp"
 #include "gpu_test_util.hpp"
 #include "tools/asm.hpp"
 #include "tools/tools_test_util.hpp"
@@ -74,6 +75,9 @@ std::vector<ConvProblem> dense_problems() {
     // tile's y under the next tile's K blocks, over 27 K blocks and over one (its chunks left for after the loop).
     out.push_back(dense_problem(1, 16, 256, {4, 64, 160}, {3, 3, 3}, same1, l, true));
     out.push_back(dense_problem(1, 32, 256, {4, 64, 160}, {1, 1, 1}, unit, l, true));
+    // The filter outweighs x (ltx_upsampler's kind): v60-v62 walk M tiles fastest where the shorter-extent walk runs
+    // N fastest (5 M tiles of 128 rows, an odd count for 2x1 clusters, by 3 N tiles of 256).
+    out.push_back(dense_problem(1, 32, 768, {4, 8, 20}, {3, 3, 3}, same1, l, true));
     // SiLU fused after the bias: the implicit-GEMM epilogue (3x3x3) and the pointwise GEMMs' (1x1x1).
     ConvParams silu3 = same1, silu1 = unit;
     silu3.activation = silu1.activation = Activation::silu;
@@ -277,14 +281,14 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
   const ConvProblem long_k640 = dense_problem(1, 256, 640, {32, 64, 64}, {3, 3, 3}, same1, Layout::ndhwc, true);
   const ConvProblem long_wide_torch = dense_problem(1, 256, 256, {32, 64, 64}, {3, 3, 3}, same1, Layout::ncdhw, true);
   EXPECT_EQ(choose_variant(wide).name, "dense_v57_persistent_256x128x64_overlapped_epilogue");
-  EXPECT_EQ(choose_variant(long_wide).name, "dense_v59_persistent_128x256x64_overlapped_epilogue");
-  EXPECT_EQ(choose_variant(longer_wide).name, "dense_v4_persistent_128x256x64_c2x1");
-  EXPECT_EQ(choose_variant(long_k640).name, "dense_v4_persistent_128x256x64_c2x1");
-  EXPECT_EQ(choose_variant(long_wide_torch).name, "dense_v11_persistent_128x256x64_c2x1_ncdhw");
+  EXPECT_EQ(choose_variant(long_wide).name, "dense_v61_persistent_128x256x64_overlapped_epilogue_operandwalk");
+  EXPECT_EQ(choose_variant(longer_wide).name, "dense_v60_persistent_128x256x64_c2x1_operandwalk");
+  EXPECT_EQ(choose_variant(long_k640).name, "dense_v60_persistent_128x256x64_c2x1_operandwalk");
+  EXPECT_EQ(choose_variant(long_wide_torch).name, "dense_v62_persistent_128x256x64_c2x1_operandwalk_ncdhw");
   EXPECT_EQ(choose_variant(narrow).name, "dense_v57_persistent_256x128x64_overlapped_epilogue");
   EXPECT_EQ(choose_variant(torch_layout).name, "dense_v10_persistent_256x128x64_ncdhw");
   EXPECT_EQ(choose_variant(torch_two).name, "dense_v57_persistent_256x128x64_overlapped_epilogue");
-  EXPECT_EQ(choose_variant(torch_wide).name, "dense_v11_persistent_128x256x64_c2x1_ncdhw");
+  EXPECT_EQ(choose_variant(torch_wide).name, "dense_v62_persistent_128x256x64_c2x1_operandwalk_ncdhw");
   EXPECT_EQ(choose_variant(torch_k96).name, "dense_v7_persistent_256x96x64");  // staged: the 96-wide tile wins
   EXPECT_EQ(choose_variant(torch_pointwise).name, "dense_v35_pointwise_gemm_128x256x64_e128x64_ncdhw");
   // The same pointwise conv whose volume is not a multiple of 8 (NCDHW rows TMA cannot stride): the tile rule.
@@ -361,6 +365,25 @@ TEST(DenseAccepts, DispatchGivesFewOutputChannelsANarrowTile) {
   EXPECT_EQ(pick(3, 102, unit, Layout::ndhwc), "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");  // rows of 100
   EXPECT_EQ(pick(3, 1282, params_of({1, 1, 2}, {0}, {}, {1}), Layout::ndhwc),
             "dense_v21_persistent_256x96x32_c2x1");  // stride 2 along W: no halo rows
+}
+
+TEST(TileWalk, SharesTheLargerOperand) {
+  // ltx_upsampler (x 18x16x24x1024, filter 4096x1024x27) on 128x256 tiles: 48 M tiles (16x16x24 output pixels), 16 N tiles.
+  const ConvProblem ltx = dense_problem(1, 1024, 4096, {18, 16, 24}, {3, 3, 3}, params_of({1}, {0, 1, 1}, {}, {1}),
+                                        Layout::ndhwc, false);
+  EXPECT_FALSE(dense::walks_m_fastest(dense::TileWalk::shorter_extent_first, ltx, 48, 16));
+  EXPECT_TRUE(dense::walks_m_fastest(dense::TileWalk::share_larger_operand, ltx, 48, 16));
+  // c2048_k333 (x 884 MB, filter 226 MB): both walks run the 8 N tiles fastest, sharing x's rows.
+  const ConvProblem big = dense_problem(1, 2048, 2048, {60, 80, 45}, {3, 3, 3}, params_of({1}, {1}, {}, {1}),
+                                        Layout::ndhwc, false);
+  EXPECT_FALSE(dense::walks_m_fastest(dense::TileWalk::shorter_extent_first, big, 1688, 8));
+  EXPECT_FALSE(dense::walks_m_fastest(dense::TileWalk::share_larger_operand, big, 1688, 8));
+  // Fewer pixel tiles than channel tiles, yet x outweighs the filter (a strided pointwise conv: 2x32x32 -> 1x16x16
+  // pixels, K_out 1024): the shorter extent runs M first, the larger operand wants x's rows shared, N first.
+  const ConvProblem strided = dense_problem(1, 64, 1024, {2, 32, 32}, {1, 1, 1}, params_of({2}, {0}, {}, {1}),
+                                            Layout::ndhwc, false);
+  EXPECT_TRUE(dense::walks_m_fastest(dense::TileWalk::shorter_extent_first, strided, 2, 4));
+  EXPECT_FALSE(dense::walks_m_fastest(dense::TileWalk::share_larger_operand, strided, 2, 4));
 }
 
 TEST(PlaneOrder, WalksEveryTileOnce) {
