@@ -368,7 +368,8 @@ TEST(DenseAccepts, DispatchGivesFewOutputChannelsANarrowTile) {
 }
 
 TEST(TileWalk, SharesTheLargerOperand) {
-  // ltx_upsampler (x 18x16x24x1024, filter 4096x1024x27) on 128x256 tiles: 48 M tiles (16x16x24 output pixels), 16 N tiles.
+  // ltx_upsampler (x 18x16x24x1024, filter 4096x1024x27) on 128x256 tiles: 48 M tiles (16x16x24 output pixels)
+  // and 16 N tiles.
   const ConvProblem ltx = dense_problem(1, 1024, 4096, {18, 16, 24}, {3, 3, 3}, params_of({1}, {0, 1, 1}, {}, {1}),
                                         Layout::ndhwc, false);
   EXPECT_FALSE(dense::walks_m_fastest(dense::TileWalk::shorter_extent_first, ltx, 48, 16));
