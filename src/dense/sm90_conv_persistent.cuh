@@ -202,13 +202,10 @@ typename Conv::Device::Arguments persistent_arguments(const ConvProblem& in, con
   typename Kernel::TileScheduler::Arguments sched{};
   sched.max_swizzle_size = opt.max_swizzle;
   using Raster = decltype(sched.raster_order);
-  using TileShape = typename Kernel::TileShape;
-  const int64_t m_tiles = (m + cute::size<0>(TileShape{}) - 1) / cute::size<0>(TileShape{});
-  const int64_t n_tiles = (in.K + cute::size<1>(TileShape{}) - 1) / cute::size<1>(TileShape{});
   // The shorter extent stays CUTLASS's own heuristic (it counts whole clusters), as the variants were measured.
-  sched.raster_order = opt.walk == TileWalk::shorter_extent_first           ? Raster::Heuristic
-                       : walks_m_fastest(opt.walk, in, m_tiles, n_tiles) ? Raster::AlongM
-                                                                          : Raster::AlongN;
+  sched.raster_order = opt.walk == TileWalk::shorter_extent_first ? Raster::Heuristic
+                       : filter_outweighs_x(in)                   ? Raster::AlongM
+                                                                  : Raster::AlongN;
   if constexpr (requires { sched.splits; }) sched.splits = opt.splits;
   if constexpr (requires { sched.order; }) {
     sched.order = plane_order(in, cute::size<0>(typename Kernel::TileShape{}), opt.plane_block);

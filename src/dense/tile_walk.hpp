@@ -17,10 +17,12 @@ enum class TileWalk {
   share_larger_operand,
 };
 
-// true: M tiles fastest. `inner`: the packed NDHWC problem the kernel runs.
+// share_larger_operand's choice: M tiles fastest. `inner`: the packed NDHWC problem the kernel runs.
+inline bool filter_outweighs_x(const ConvProblem& inner) { return inner.w_numel() > inner.x_numel(); }
+
+// true: M tiles fastest.
 inline bool walks_m_fastest(TileWalk walk, const ConvProblem& inner, int64_t m_tiles, int64_t n_tiles) {
-  if (walk == TileWalk::share_larger_operand) return inner.w_numel() > inner.x_numel();
-  return n_tiles > m_tiles;
+  return walk == TileWalk::share_larger_operand ? filter_outweighs_x(inner) : n_tiles > m_tiles;
 }
 
 }  // namespace kforge::dense
