@@ -70,6 +70,8 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v60_persistent_128x256x64_c2x1_operandwalk());
   r.add(dense::v61_persistent_128x256x64_overlapped_epilogue_operandwalk());
   r.add(dense::v62_persistent_128x256x64_c2x1_operandwalk_ncdhw());
+  // Ping-pong with 192x64 tiles: small grids balanced over the SMs (NOTES.md, v63).
+  r.add(dense::v63_pingpong_192x64x64_e64x64_biaswhengiven());
   // Measured (NOTES.md, "Halo rows"); v30 is the tile rule's pick where rows fill 256-pixel tiles.
   r.add(dense::v26_halo_256x96x32());
   r.add(dense::v27_halo_256x128x32());
@@ -154,6 +156,15 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   const bool one_wave_320 = p.x_layout() == Layout::ncdhw && tiles_320 <= sms && big_tiles > sms && k_blocks > 24 &&
                             (p.K <= 128 || p.K % 128 == 0) && p.activation == Activation::none;
   const bool pingpong = (k_blocks <= 24 || big_tiles < 2 * sms) && !(n192 && p.K % 128 != 0);
+  // Within ping-pong, 192x64 tiles (v63) where they cut the busiest SM's outputs (its tiles x tile area, padding
+  // included) to <= 0.8x of the 128x128 tiles': they cost more shared-memory bytes and epilogues per output, so
+  // near-equal loads stay on v43. Round-robin, 2026-12-04 20:41 UTC: c64_stride2 (0.75x) 0.0329-0.0332 ms against
+  // 0.0357-0.0368, wan21_time_conv and wan21_time_down (0.875x) +1.6 / +1.7%, conv2d_512 (1.125x) +23%.
+  auto busiest_sm_outputs = [&](int64_t tile_m, int64_t tile_n) {
+    const int64_t tiles = (m + tile_m - 1) / tile_m * ((p.K + tile_n - 1) / tile_n);
+    return (tiles + sms - 1) / sms * tile_m * tile_n;
+  };
+  const bool pingpong_192x64 = busiest_sm_outputs(192, 64) * 5 <= busiest_sm_outputs(128, 128) * 4;
   // The 256x128 tile in our own kernel (v57), which stores each tile's y under the next tile's first K blocks,
   // where CUTLASS's cooperative kernel would idle the tensor cores for ~4.4 k cycles per tile: every long K loop of
   // K_out <= 128 (2026-12-04 03:02 UTC round-robin: hunyuan_up3 19.99 ms against v44's 20.85 and v43's 20.66,
@@ -175,6 +186,7 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   const std::string tile = p.C <= 16                               ? "dense_v36_persistent_256x128x16_e128x64"
                            : narrow_halo && halo_takes(narrow_halo, 1, 2) ? narrow_halo
                            : one_wave_320                         ? "dense_v58_cooperative_320x128x64"
+                           : pingpong && pingpong_192x64          ? "dense_v63_pingpong_192x64x64_e64x64_biaswhengiven"
                            : pingpong                             ? "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven"
                            : k96_narrow && rows_fill_halo_tiles() ? "dense_v30_halo_256x96x32_c2x1_d8"
                            : k96_narrow                           ? "dense_v21_persistent_256x96x32_c2x1"
@@ -190,11 +202,12 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // 0.457 ms, and staging + v6 on the pointwise cog_spatialnorm, 0.460 vs 0.881), but not the 96- and 192-wide N
   // tiles (wan21) nor the 16-wide K tile over several taps (c3_stem): those keep staging y.
   const bool ncdhw_out = dense::output_order_refusal(p, dense::OutputOrder::ncdhw_one_image).empty();
-  // v57-v59 write NDHWC only: there the direct writer of the tile they replaced (v44's or v43's 256x128 for
-  // K_out <= 128, else v4's 128x256) takes it.
+  // v43, v57-v59 and v63 write NDHWC only: for one image's NCDHW y a direct writer takes their place (v10's 256x128
+  // for ping-pong's tiles and K_out <= 128, else v62's 128x256).
   const bool overlapped = tile == "dense_v57_persistent_256x128x64_overlapped_epilogue";
   const bool direct_256x128 = (overlapped && p.K <= 128) || tile == "dense_v58_cooperative_320x128x64" ||
                               tile == "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven" ||
+                              tile == "dense_v63_pingpong_192x64x64_e64x64_biaswhengiven" ||
                               (tile == "dense_v36_persistent_256x128x16_e128x64" && p.T * p.R * p.S == 1);
   const bool direct_128x256 = (overlapped && p.K > 128) ||
                               tile == "dense_v60_persistent_128x256x64_c2x1_operandwalk" ||
@@ -209,7 +222,8 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
       const char* rule = name == first
                              ? "tile rule: K tile 16 when C <= 16, one 320x128 tile per SM where that is one wave and "
                                "256x128 tiles are more (x staged from NCDHW), "
-                               "ping-pong 128x128 for short K loops or small grids "
+                               "ping-pong 128x128 for short K loops or small grids (192x64 where that cuts "
+                               "the busiest SM's outputs to <= 0.8x) "
                                "(not where K_out is a multiple of 192 that 128 does not divide), "
                                "halo rows with an N tile of 16, 32 or 64 for K_out <= 64, "
                                "else the N tile with the least padding (96, 128, 192; K tile 32 in 2x1 clusters where "

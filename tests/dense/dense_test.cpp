@@ -314,7 +314,9 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
                                                 Layout::ndhwc, true);
   EXPECT_EQ(choose_variant(c96_strided).name, "dense_v21_persistent_256x96x32_c2x1");
   EXPECT_EQ(choose_variant(k192).name, "dense_v9_persistent_128x192x64");
-  EXPECT_EQ(choose_variant(small).name, "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
+  // 720 output pixels x 256 channels: 12 tiles of 128x128 or 16 of 192x64, one per SM either way; the smaller
+  // tile is the busiest SM's load.
+  EXPECT_EQ(choose_variant(small).name, "dense_v63_pingpong_192x64x64_e64x64_biaswhengiven");
   EXPECT_EQ(choose_variant(pointwise).name, "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
   // Up to 24 K-blocks ping-pong hides the epilogue (a 3x1x1 conv over 384 channels: 18), but not where its 128-wide
   // N tile pads 192 output channels to 256 while the 192-wide tile covers them (a 1x1x1 shortcut 384 -> 192).
@@ -330,8 +332,8 @@ TEST(DenseAccepts, DispatchPicksTensorCoresForBf16AndTheFallbackOtherwise) {
 
 // One wave of 320-row tiles where 256-row ones spill into a second (c64_stride2's grid: M = 2*8*48*48 = 36864,
 // K_out 128, 27 K-blocks; 116 tiles of 320 rows against 144 of 256) over an x staged from NCDHW: v58. In NDHWC,
-// or with a fused SiLU (which v58 leaves to the others), ping-pong as before; one image in NCDHW, the 256x128 tile
-// that writes it directly; twice the pixels (231 tiles of 320 rows), the N tile rule.
+// or with a fused SiLU (which v58 leaves to the others), ping-pong's 192x64 tiles; one image in NCDHW, the 256x128
+// tile that writes it directly; twice the pixels (231 tiles of 320 rows), the N tile rule.
 TEST(DenseAccepts, DispatchGivesOneWaveGridsThe320RowTile) {
   const testing::ScopedEnv rule_only("KFORGE_AUTOTUNE", "0");
   const ConvParams down = params_of({2}, {1}, {}, {1});
@@ -341,10 +343,27 @@ TEST(DenseAccepts, DispatchGivesOneWaveGridsThe320RowTile) {
     return choose_variant(dense_problem(N, 64, 128, {16, 96, W}, {3, 3, 3}, params, l, true)).name;
   };
   EXPECT_EQ(pick(2, 96, down, Layout::ncdhw), "dense_v58_cooperative_320x128x64");  // two images: x and y staged
-  EXPECT_EQ(pick(2, 96, down, Layout::ndhwc), "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
-  EXPECT_EQ(pick(2, 96, down_silu, Layout::ncdhw), "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
+  EXPECT_EQ(pick(2, 96, down, Layout::ndhwc), "dense_v63_pingpong_192x64x64_e64x64_biaswhengiven");
+  EXPECT_EQ(pick(2, 96, down_silu, Layout::ncdhw), "dense_v63_pingpong_192x64x64_e64x64_biaswhengiven");
   EXPECT_EQ(pick(1, 192, down, Layout::ncdhw), "dense_v10_persistent_256x128x64_ncdhw");
   EXPECT_EQ(pick(4, 96, down, Layout::ncdhw), "dense_v57_persistent_256x128x64_overlapped_epilogue");
+}
+
+// Ping-pong's 192x64 tiles where they cut the busiest SM's outputs (tiles per SM x tile area) to <= 0.8x of the
+// 128x128 tiles'. c64_stride2 (M 36864, K_out 128): 384 tiles, 3 per SM, against 288, up to 3 (0.75x). A 3x1x1
+// conv (M 14400, K_out 768): 900 tiles, up to 7, against 678, up to 6 (0.875x). A 2D 3x3 conv (M 16384, K_out
+// 512): 688, up to 6, against 512, 4 (1.125x).
+TEST(DenseAccepts, DispatchGivesPingPongThe192x64TileWhereItBalancesTheSMs) {
+  const testing::ScopedEnv rule_only("KFORGE_AUTOTUNE", "0");
+  const ConvParams unit = params_of({1}, {0}, {}, {1});
+  const ConvProblem down = dense_problem(2, 64, 128, {16, 96, 96}, {3, 3, 3}, params_of({2}, {1}, {}, {1}),
+                                         Layout::ndhwc, true);
+  EXPECT_EQ(choose_variant(down).name, "dense_v63_pingpong_192x64x64_e64x64_biaswhengiven");
+  const ConvProblem temporal = dense_problem(1, 384, 768, {3, 90, 160}, {3, 1, 1}, unit, Layout::ndhwc, true);
+  EXPECT_EQ(choose_variant(temporal).name, "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
+  const ConvProblem spatial = dense_problem(1, 512, 512, {1, 128, 128}, {1, 3, 3}, params_of({1}, {0, 1, 1}, {}, {1}),
+                                            Layout::ndhwc, true);
+  EXPECT_EQ(choose_variant(spatial).name, "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
 }
 
 // Few output channels: halo rows with the narrowest N tile covering K where rows fill half a 256-pixel tile or more;
@@ -362,7 +381,7 @@ TEST(DenseAccepts, DispatchGivesFewOutputChannelsANarrowTile) {
   EXPECT_EQ(pick(48, 194, unit, Layout::ndhwc), "dense_v56_halo_256x64x32_d8");
   EXPECT_EQ(pick(64, 1282, unit, Layout::ndhwc), "dense_v56_halo_256x64x32_d8");
   EXPECT_EQ(pick(72, 1282, unit, Layout::ndhwc), "dense_v30_halo_256x96x32_c2x1_d8");  // past 64: the 96-wide tile
-  EXPECT_EQ(pick(3, 102, unit, Layout::ndhwc), "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");  // rows of 100
+  EXPECT_EQ(pick(3, 102, unit, Layout::ndhwc), "dense_v63_pingpong_192x64x64_e64x64_biaswhengiven");  // rows of 100
   EXPECT_EQ(pick(3, 1282, params_of({1, 1, 2}, {0}, {}, {1}), Layout::ndhwc),
             "dense_v21_persistent_256x96x32_c2x1");  // stride 2 along W: no halo rows
 }

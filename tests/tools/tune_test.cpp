@@ -98,7 +98,7 @@ TEST(Tune, RecordedWinnerOverridesTheTileRuleUnlessItNoLongerApplies) {
   const ScopedEnv dir("KFORGE_CACHE_DIR", tmp.path().c_str());
   const ScopedEnv on("KFORGE_AUTOTUNE", nullptr);
   const ConvProblem wide = small_dense(256);  // the tile rule: a grid under two waves wants the ping-pong kernel
-  const std::string rule = "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven";
+  const std::string rule = "dense_v63_pingpong_192x64x64_e64x64_biaswhengiven";  // its 192x64 tiles (DenseAccepts)
   ASSERT_EQ(choose_variant(wide).name, rule);
   const DeviceKey device = device_key(query_device());
   TuneEntry e;
