@@ -1,5 +1,5 @@
-// Shared by the tools tests: a temporary folder removed at scope exit, and an environment variable set (or unset)
-// for a scope and restored after it.
+// Shared by the tools tests: a temporary folder removed at scope exit, an environment variable set (or unset)
+// for a scope and restored after it, and where the run ABI's example kernels are.
 #pragma once
 
 #include <stdlib.h>
@@ -47,6 +47,14 @@ class ScopedEnv {
   std::string name_;
   std::optional<std::string> old_;
 };
+
+// The example kernels of the run ABI in the source tree: $KFORGE_SOURCE_DIR (ctest and scripts/gpu-env set it to
+// the checkout), else the tree these tests were built from, so that a test binary built in one checkout and run
+// from another (a device bundle) reads the examples beside it.
+inline std::string run_examples_dir() {
+  const char* root = getenv("KFORGE_SOURCE_DIR");
+  return std::string(root && *root ? root : KFORGE_SOURCE_DIR) + "/examples/run/";
+}
 
 // A timed PASS row of the history: a depthwise bench of evokernel's size on an H200. Tests override what they vary.
 inline HistoryRecord pass_record(const std::string& case_name, const std::string& variant, double median_ms) {

@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 
-const std::string kExamples = KFORGE_SOURCE_DIR "/examples/run/";
+const std::string kExamples = testing::run_examples_dir();
 
 void write(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());

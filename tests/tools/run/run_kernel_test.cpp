@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 
-const std::string kExamples = KFORGE_SOURCE_DIR "/examples/run/";
+const std::string kExamples = testing::run_examples_dir();
 
 // Ceilings only scale the floor column; fixed values keep these tests from measuring them.
 Ceilings fixed_ceilings() {
