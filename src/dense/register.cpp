@@ -70,8 +70,9 @@ void register_dense_variants(Registry& r) {
   r.add(dense::v60_persistent_128x256x64_c2x1_operandwalk());
   r.add(dense::v61_persistent_128x256x64_overlapped_epilogue_operandwalk());
   r.add(dense::v62_persistent_128x256x64_c2x1_operandwalk_ncdhw());
-  // Ping-pong with 192x64 tiles: small grids balanced over the SMs (NOTES.md, v63).
+  // Ping-pong with 192x64 tiles: small grids balanced over the SMs (NOTES.md, v63); in 1x2 clusters (v64) no faster.
   r.add(dense::v63_pingpong_192x64x64_e64x64_biaswhengiven());
+  r.add(dense::v64_pingpong_192x64x64_c1x2_e64x64_biaswhengiven());
   // Measured (NOTES.md, "Halo rows"); v30 is the tile rule's pick where rows fill 256-pixel tiles.
   r.add(dense::v26_halo_256x96x32());
   r.add(dense::v27_halo_256x128x32());

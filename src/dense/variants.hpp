@@ -43,6 +43,7 @@ Variant v40_persistent_256x128x64_biasadd();
 Variant v42_pingpong_64x128x64_e64x64_biasadd();
 Variant v43_pingpong_128x128x64_e64x64_biaswhengiven();
 Variant v63_pingpong_192x64x64_e64x64_biaswhengiven();  // v43's kernel, 192x64 tiles
+Variant v64_pingpong_192x64x64_c1x2_e64x64_biaswhengiven();
 Variant v44_persistent_256x128x64_biaswhengiven();
 Variant v45_streamk_256x128x64_biaswhengiven();
 Variant v46_streamk_256x128x64_c2x1_biaswhengiven();
