@@ -114,7 +114,10 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // after itself, settled; its 16% deficit in the tuner's old mix was carry-over, NOTES.md, v44).
   const int64_t m = p.N * p.Do * p.Ho * p.Wo;
   const int64_t k_blocks = (p.C + 63) / 64 * p.T * p.R * p.S;
-  const int64_t big_tiles = (m + 255) / 256 * ((p.K + 127) / 128);
+  auto output_tiles = [&](int64_t tile_m, int64_t tile_n) {  // the grid of tile_m x tile_n tiles over [M, K_out]
+    return (m + tile_m - 1) / tile_m * ((p.K + tile_n - 1) / tile_n);
+  };
+  const int64_t big_tiles = output_tiles(256, 128);
   // C % 64 in (0, 32]: the last 64-channel chunk of every tap is at least half zeros; 32-channel chunks cover C
   // with fewer MMAs, and 2x1 clusters share the filter tile of the L2-bound 96-wide N tile (wan21_up3, C = 96,
   // 2026-12-01: v21 2.81 ms, v18 3.10, v7 3.89).
@@ -153,7 +156,7 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // previous kernel did not leave in L2: there v58 reads 14% more from DRAM than v43 (ncu after the bench's L2
   // flush) and runs 3-4% behind it (NOTES.md, v58). Not past ping-pong's short K loops, nor with a fused SiLU (v58
   // leaves it to the others).
-  const int64_t tiles_320 = (m + 319) / 320 * ((p.K + 127) / 128);
+  const int64_t tiles_320 = output_tiles(320, 128);
   const bool one_wave_320 = p.x_layout() == Layout::ncdhw && tiles_320 <= sms && big_tiles > sms && k_blocks > 24 &&
                             (p.K <= 128 || p.K % 128 == 0) && p.activation == Activation::none;
   const bool pingpong = (k_blocks <= 24 || big_tiles < 2 * sms) && !(n192 && p.K % 128 != 0);
@@ -162,10 +165,9 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   // near-equal loads stay on v43. Round-robin, 2026-12-04 20:41 UTC: c64_stride2 (0.75x) 0.0329-0.0332 ms against
   // 0.0357-0.0368, wan21_time_conv and wan21_time_down (0.875x) +1.6 / +1.7%, conv2d_512 (1.125x) +23%.
   auto busiest_sm_outputs = [&](int64_t tile_m, int64_t tile_n) {
-    const int64_t tiles = (m + tile_m - 1) / tile_m * ((p.K + tile_n - 1) / tile_n);
-    return (tiles + sms - 1) / sms * tile_m * tile_n;
+    return (output_tiles(tile_m, tile_n) + sms - 1) / sms * tile_m * tile_n;
   };
-  const bool pingpong_192x64 = busiest_sm_outputs(192, 64) * 5 <= busiest_sm_outputs(128, 128) * 4;
+  const bool pingpong_192x64 = pingpong && busiest_sm_outputs(192, 64) * 5 <= busiest_sm_outputs(128, 128) * 4;
   // The 256x128 tile in our own kernel (v57), which stores each tile's y under the next tile's first K blocks,
   // where CUTLASS's cooperative kernel would idle the tensor cores for ~4.4 k cycles per tile: every long K loop of
   // K_out <= 128 (2026-12-04 03:02 UTC round-robin: hunyuan_up3 19.99 ms against v44's 20.85 and v43's 20.66,
@@ -187,7 +189,7 @@ const Variant* choose_dense(const ConvProblem& p, std::string* why) {
   const std::string tile = p.C <= 16                               ? "dense_v36_persistent_256x128x16_e128x64"
                            : narrow_halo && halo_takes(narrow_halo, 1, 2) ? narrow_halo
                            : one_wave_320                         ? "dense_v58_cooperative_320x128x64"
-                           : pingpong && pingpong_192x64          ? "dense_v63_pingpong_192x64x64_e64x64_biaswhengiven"
+                           : pingpong_192x64                      ? "dense_v63_pingpong_192x64x64_e64x64_biaswhengiven"
                            : pingpong                             ? "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven"
                            : k96_narrow && rows_fill_halo_tiles() ? "dense_v30_halo_256x96x32_c2x1_d8"
                            : k96_narrow                           ? "dense_v21_persistent_256x96x32_c2x1"
