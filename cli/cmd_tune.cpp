@@ -35,7 +35,7 @@ TuneCommand::TuneCommand(CLI::App& app) {
   tune_ = app.add_subcommand("tune", "measure the fastest variant per suite case on this GPU (autotune cache)");
   tune_->add_option("suite", suite_,
                     "a suite of the dense family (the only one whose dispatch follows the cache): dense, dense-vae, "
-                    "or a file of $KFORGE_SUITES")
+                    "dense-rule, or a file of $KFORGE_SUITES")
       ->required();
   tune_->add_option("--case", cases_, "case name (repeatable; default: every case of the suite)");
   tune_->add_option("--layout", layout_, "ncdhw | ndhwc | both (default)")
@@ -57,12 +57,12 @@ int TuneCommand::run() const {
     throw Error("tune takes a suite of the dense family, the only one whose dispatch follows the autotune cache, "
                 "but suite '" + suite.name + "' runs the " + suite.family + " family");
   for (const std::string& name : cases_) suite.find(name);  // an unknown --case is an error, before any work
-  if (int rc = require_gpu()) return rc;
-  std::optional<HistoryDb> history;  // opened first: a locked or corrupt database fails before the run
-  if (!no_history_) history.emplace(history_db_path(db_));
   const DType dtype = parse_dtype(dtype_);
   const std::vector<Layout> layouts =
       layout_ == "both" ? std::vector<Layout>{Layout::ncdhw, Layout::ndhwc} : std::vector<Layout>{parse_layout(layout_)};
+  if (int rc = require_gpu()) return rc;
+  std::optional<HistoryDb> history;  // opened first: a locked or corrupt database fails before the run
+  if (!no_history_) history.emplace(history_db_path(db_));
   const DeviceInfo dev = query_device();
   const DeviceKey key = device_key(dev);
   std::cerr << "kforge tune: " << key.str() << "; cache " << tune_cache_path().string() << "\n";

@@ -50,16 +50,19 @@ void add_history_options(CLI::App* cmd, BenchArgs& a) {
 }
 
 int run_bench(const BenchArgs& a) {
-  if (int rc = require_gpu()) return rc;
+  // The arguments first, on any machine: an unknown suite, --case, --variant, dtype or activation is an error
+  // before the GPU is asked for and before any work.
   const Suite suite = load_suite(find_suite_file(a.suite));
-  for (const std::string& name : a.cases) suite.find(name);  // an unknown --case is an error, before any work
-  // Opened first: a locked or corrupt database fails before the run, not after it.
-  std::optional<HistoryDb> history;
-  if (!a.no_history) history.emplace(cli::history_db_path(a.history_db));
+  for (const std::string& name : a.cases) suite.find(name);
   BenchOptions opt;
   opt.dtype = parse_dtype(a.dtype);
   opt.activation = parse_activation(a.activation);
   opt.variants = a.variants;
+  bench_variants(suite, opt);
+  if (int rc = require_gpu()) return rc;
+  // Opened before the run: a locked or corrupt database fails before the run, not after it.
+  std::optional<HistoryDb> history;
+  if (!a.no_history) history.emplace(cli::history_db_path(a.history_db));
   opt.time = !a.no_time;
   opt.timer.max_seconds = a.max_seconds;
   opt.timer.min_samples = a.min_samples;

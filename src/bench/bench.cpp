@@ -17,22 +17,6 @@
 namespace kforge {
 namespace {
 
-std::vector<const Variant*> variants_for(const Suite& suite, const BenchOptions& opt) {
-  const Registry& reg = Registry::instance();
-  std::vector<const Variant*> out;
-  if (!opt.variants.empty()) {
-    for (const std::string& name : opt.variants) {
-      const Variant* v = reg.find(name);
-      if (!v) throw Error("unknown variant '" + name + "' (kforge list shows them)");
-      out.push_back(v);
-    }
-    return out;
-  }
-  out = reg.family(suite.family);
-  if (const Variant* anchor = reg.find("cudnn")) out.push_back(anchor);
-  return out;
-}
-
 // Poison, run, check against the reference, run again poisoned, compare bitwise.
 void check_variant(const Variant& v, const ConvProblem& p, const CheckInputs& in, const BenchOptions& opt,
                    cudaStream_t s, BenchRow& row) {
@@ -55,6 +39,22 @@ void check_variant(const Variant& v, const ConvProblem& p, const CheckInputs& in
 
 double roofline_floor_ms(const ConvProblem& p, const Ceilings& ceilings) {
   return std::max(p.min_bytes() / (ceilings.copy_tbps * 1e12), p.flops() / (ceilings.gemm_bf16_tflops * 1e12)) * 1e3;
+}
+
+std::vector<const Variant*> bench_variants(const Suite& suite, const BenchOptions& opt) {
+  const Registry& reg = Registry::instance();
+  std::vector<const Variant*> out;
+  if (!opt.variants.empty()) {
+    for (const std::string& name : opt.variants) {
+      const Variant* v = reg.find(name);
+      if (!v) throw Error("unknown variant '" + name + "' (kforge list shows them)");
+      out.push_back(v);
+    }
+    return out;
+  }
+  out = reg.family(suite.family);
+  if (const Variant* anchor = reg.find("cudnn")) out.push_back(anchor);
+  return out;
 }
 
 double BenchRow::tflops() const { return timing ? flops / (timing->median_ms * 1e-3) / 1e12 : 0; }
@@ -170,7 +170,7 @@ std::vector<BenchRow> bench_case(const Suite& suite, const SuiteCase& c, const B
   cudaStream_t s;
   KF_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   const double floor_ms = roofline_floor_ms(p, ceilings);
-  const std::vector<const Variant*> variants = variants_for(suite, opt);
+  const std::vector<const Variant*> variants = bench_variants(suite, opt);
   BenchOptions each = opt;
   each.time = opt.time && !opt.interleave;
   std::vector<BenchRow> rows;

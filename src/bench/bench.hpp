@@ -66,6 +66,10 @@ struct BenchRow {
 // The roofline floor of a problem: max(minimal bytes at the copy bandwidth, FLOPs at the bf16 GEMM rate).
 double roofline_floor_ms(const ConvProblem& p, const Ceilings& ceilings);
 
+// The variants a bench of `suite` runs: opt.variants by name (throws Error for an unknown one), else the suite's
+// family and the cuDNN anchor.
+std::vector<const Variant*> bench_variants(const Suite& suite, const BenchOptions& opt);
+
 // Why the bench does not run `v` on `p`: its accepts() reason, or its max_bench_flops exceeded; "" when it does.
 std::string bench_refusal(const Variant& v, const ConvProblem& p);
 

@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "bench/suite.hpp"
 
@@ -60,6 +62,31 @@ TEST(Suite, ErrorsNameTheFileAndCase) {
 
 namespace kforge {
 namespace {
+
+// Every suite the project ships (the acceptance copies, dense-vae, dense-rule) loads, is named as its file, runs a
+// known family, and describes problems PyTorch would accept in both layouts, each case named once and explained.
+TEST(Suite, EveryShippedSuiteLoads) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(suite_path("dense")).parent_path();
+  int suites = 0;
+  for (const fs::directory_entry& f : fs::directory_iterator(dir)) {
+    if (f.path().extension() != ".json") continue;
+    ++suites;
+    const Suite s = load_suite(f.path().string());
+    EXPECT_EQ(s.name, f.path().stem().string());
+    EXPECT_TRUE(s.family == "depthwise" || s.family == "dense") << s.name << " runs family " << s.family;
+    EXPECT_FALSE(s.cases.empty()) << s.name;
+    std::set<std::string> names;
+    for (const SuiteCase& c : s.cases) {
+      EXPECT_TRUE(names.insert(c.name).second) << s.name << ": case " << c.name << " twice";
+      EXPECT_FALSE(c.why.empty()) << s.name << ": case " << c.name << " says not why it is there";
+      for (Layout l : {Layout::ncdhw, Layout::ndhwc}) {
+        EXPECT_NO_THROW(c.problem(DType::bf16, l)) << s.name << "/" << c.name;
+      }
+    }
+  }
+  EXPECT_GE(suites, 4) << "in " << dir;
+}
 
 // bench/suites holds copies of the project's acceptance suites (../shared/suites); they must not drift apart.
 TEST(Suite, CopiesMatchTheSharedSuites) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/suite.hpp"
 #include "dense/channels_last.hpp"
 #include "dense/plane_order.hpp"
 #include "dense/pointwise_gemm.hpp"
@@ -364,6 +365,17 @@ TEST(DenseAccepts, DispatchGivesPingPongThe192x64TileWhereItBalancesTheSMs) {
   const ConvProblem spatial = dense_problem(1, 512, 512, {1, 128, 128}, {1, 3, 3}, params_of({1}, {0, 1, 1}, {}, {1}),
                                             Layout::ndhwc, true);
   EXPECT_EQ(choose_variant(spatial).name, "dense_v43_pingpong_128x128x64_e64x64_biaswhengiven");
+}
+
+// bench/suites/dense-rule.json holds the 192x64 rule's out-of-sample cases, each at 0.75x of the 128x128 tiles'
+// busiest-SM outputs (NOTES.md, v63): the rule gives them all v63 in NDHWC.
+TEST(DenseAccepts, RuleSuiteCasesGetThe192x64Tile) {
+  const testing::ScopedEnv rule_only("KFORGE_AUTOTUNE", "0");
+  for (const SuiteCase& c : load_suite(find_suite_file("dense-rule")).cases) {
+    EXPECT_EQ(choose_variant(c.problem(DType::bf16, Layout::ndhwc)).name,
+              "dense_v63_pingpong_192x64x64_e64x64_biaswhengiven")
+        << c.name;
+  }
 }
 
 // Few output channels: halo rows with the narrowest N tile covering K where rows fill half a 256-pixel tile or more;
