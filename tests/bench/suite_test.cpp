@@ -1,21 +1,21 @@
 // Suites: the project's copies parse, and build the problems their cases describe.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
 
 #include "bench/suite.hpp"
+#include "tools/run/kernel_build.hpp"
 
 namespace kforge {
 namespace {
 
-std::string suite_path(const std::string& name) {
-  const char* src = std::getenv("KFORGE_SOURCE_DIR");
-  return std::string(src ? src : ".") + "/bench/suites/" + name + ".json";
-}
+// The suites shipped in the source tree the tools read (source_root: $KFORGE_SOURCE_DIR, else the checkout holding
+// the test binary).
+std::filesystem::path shipped_suites() { return source_root() / "bench/suites"; }
+std::string suite_path(const std::string& name) { return (shipped_suites() / (name + ".json")).string(); }
 
 TEST(Suite, DepthwiseSuiteBuildsDepthwiseProblems) {
   const Suite s = load_suite(suite_path("depthwise"));
@@ -67,7 +67,7 @@ namespace {
 // known family, and describes problems PyTorch would accept in both layouts, each case named once and explained.
 TEST(Suite, EveryShippedSuiteLoads) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::path(suite_path("dense")).parent_path();
+  const fs::path dir = shipped_suites();
   int suites = 0;
   for (const fs::directory_entry& f : fs::directory_iterator(dir)) {
     if (f.path().extension() != ".json") continue;
@@ -90,8 +90,7 @@ TEST(Suite, EveryShippedSuiteLoads) {
 
 // bench/suites holds copies of the project's acceptance suites (../shared/suites); they must not drift apart.
 TEST(Suite, CopiesMatchTheSharedSuites) {
-  const char* src = std::getenv("KFORGE_SOURCE_DIR");
-  const std::string shared = std::string(src ? src : ".") + "/../shared/suites/";
+  const std::string shared = (source_root() / "../shared/suites/").string();
   for (const char* name : {"depthwise", "dense"}) {
     std::ifstream a(shared + name + ".json"), b(suite_path(name));
     if (!a) GTEST_SKIP() << "no " << shared << name << ".json beside this checkout to compare with";

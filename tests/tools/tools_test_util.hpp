@@ -10,6 +10,7 @@
 
 #include "tools/asm.hpp"
 #include "tools/history.hpp"
+#include "tools/run/kernel_build.hpp"
 
 namespace kforge::testing {
 
@@ -48,13 +49,9 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-// The example kernels of the run ABI in the source tree: $KFORGE_SOURCE_DIR (ctest and scripts/gpu-env set it to
-// the checkout), else the tree these tests were built from, so that a test binary built in one checkout and run
-// from another (a device bundle) reads the examples beside it.
-inline std::string run_examples_dir() {
-  const char* root = getenv("KFORGE_SOURCE_DIR");
-  return std::string(root && *root ? root : KFORGE_SOURCE_DIR) + "/examples/run/";
-}
+// The example kernels of the run ABI, in the source tree the tools read (source_root: $KFORGE_SOURCE_DIR first,
+// so a test binary built in one checkout and run from another, a device bundle, reads the examples beside it).
+inline std::string run_examples_dir() { return (source_root() / "examples/run/").string(); }
 
 // A timed PASS row of the history: a depthwise bench of evokernel's size on an H200. Tests override what they vary.
 inline HistoryRecord pass_record(const std::string& case_name, const std::string& variant, double median_ms) {

@@ -34,19 +34,6 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
-// The source tree whose include/ and third_party/ NVRTC uses.
-fs::path source_root() {
-  if (const std::string d = env("KFORGE_SOURCE_DIR"); !d.empty()) return d;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    // build/bin/kforge in a checkout, or bin/kforge beside an installed include/.
-    for (const fs::path& root : {exe.parent_path() / "../..", exe.parent_path() / ".."})
-      if (fs::exists(root / "include/kforge/run_abi.h", ec)) return fs::weakly_canonical(root);
-  }
-  return KFORGE_SOURCE_DIR;
-}
-
 // The folders NVRTC searches, in order: the values of its -I / --include-path options.
 std::vector<std::string> include_dirs_of(const std::vector<std::string>& options) {
   std::vector<std::string> dirs;
@@ -64,6 +51,18 @@ std::string label_of(const BuildRequest& r) {
 }
 
 }  // namespace
+
+std::filesystem::path source_root() {
+  if (const std::string d = env("KFORGE_SOURCE_DIR"); !d.empty()) return d;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    // build/bin/kforge in a checkout, or bin/kforge beside an installed include/.
+    for (const fs::path& root : {exe.parent_path() / "../..", exe.parent_path() / ".."})
+      if (fs::exists(root / "include/kforge/run_abi.h", ec)) return fs::weakly_canonical(root);
+  }
+  return KFORGE_SOURCE_DIR;
+}
 
 std::vector<std::string> default_include_dirs() {
   const fs::path root = source_root();

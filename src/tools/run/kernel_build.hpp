@@ -5,6 +5,7 @@
 // content of every file the source includes (tools/run/includes.hpp). Any change to one of them rebuilds.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct KernelImage {
   std::string key;    // CUDA sources: the cache key
   std::string cache_file;
 };
+
+// The source tree whose include/, third_party/ and examples/ the tools read: $KFORGE_SOURCE_DIR, else the checkout
+// holding the executable (build/bin/x) or the install beside it (bin/x), else the tree it was built from.
+std::filesystem::path source_root();
 
 // NVRTC's include folders: the source's own folder, then kforge's include/ ($KFORGE_INCLUDE_DIR, else include/ of
 // the source tree: $KFORGE_SOURCE_DIR, else the checkout holding the executable, else the tree it was built from),
